@@ -1,0 +1,70 @@
+# Top-level entry points. `make run` and `make test` work on a fresh Debian 12
+# machine: they install missing Debian packages and the pinned npm test
+# readers, configure, build and run. Everything else is CMake.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+JOBS       ?= $(shell nproc)
+
+DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
+  libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
+  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev nodejs npm valgrind
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all run test deps npm build build-asan build-fuzz unit unit-asan interop fuzz-smoke bench clean
+
+all: build
+
+# Installs only what is missing, so a prepared machine pays nothing.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "installing Debian packages:" $$missing; \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+npm: deps
+	@cd tests/interop && if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	    npm ci --no-audit --no-fund --loglevel=error; fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPQ_SANITIZE=ON >/dev/null
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+build-fuzz: deps
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF >/dev/null
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
+run: build
+	./$(BUILD)/parqd $(ARGS)
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+unit-asan: build-asan
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --output-on-failure -j $(JOBS)
+
+interop: build npm
+	@if [ -f tests/interop/run.sh ]; then bash tests/interop/run.sh $(BUILD); fi
+
+# A few seconds per fuzz target: catches regressions; long runs are manual.
+fuzz-smoke: build-fuzz
+	@for f in $(BUILD_FUZZ)/fuzz_*; do [ -x "$$f" ] || continue; \
+	    echo "fuzz smoke: $$f"; "$$f" -max_total_time=10 -rss_limit_mb=2048 \
+	        $$(d=tests/fuzz/corpus/$$(basename $$f); [ -d $$d ] && echo $$d) || exit 1; done
+
+test: unit unit-asan interop fuzz-smoke
+
+bench: build
+	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

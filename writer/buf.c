@@ -1,0 +1,66 @@
+/* buf.c - pq_buf growth and the small fixed-format appends. */
+#include "buf.h"
+#include "err.h"
+
+#include <stdlib.h>
+
+void pq_buf_init(pq_buf *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void pq_buf_free(pq_buf *b)
+{
+    free(b->data);
+    pq_buf_init(b);
+}
+
+int pq_buf_reserve_slow(pq_buf *b, size_t extra)
+{
+    if (extra > SIZE_MAX - b->len)
+        return PQ_ENOMEM;
+    size_t need = b->len + extra;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    uint8_t *p = realloc(b->data, cap);
+    if (p == NULL)
+        return PQ_ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return PQ_OK;
+}
+
+int pq_buf_put_u32le(pq_buf *b, uint32_t v)
+{
+    uint8_t le[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    return pq_buf_append(b, le, sizeof le);
+}
+
+int pq_buf_put_u64le(pq_buf *b, uint64_t v)
+{
+    uint8_t le[8];
+    for (size_t i = 0; i < 8; i++)
+        le[i] = (uint8_t)(v >> (8 * i));
+    return pq_buf_append(b, le, sizeof le);
+}
+
+int pq_buf_put_uvarint(pq_buf *b, uint64_t v)
+{
+    uint8_t tmp[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        tmp[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    tmp[n++] = (uint8_t)v;
+    return pq_buf_append(b, tmp, n);
+}
+
+int pq_buf_put_zigzag(pq_buf *b, int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    return pq_buf_put_uvarint(b, z);
+}

@@ -1,0 +1,59 @@
+/* buf.h - pq_buf, the growable byte buffer behind every encoder and page.
+ * Buffers grow geometrically and are reset (len = 0), not freed, between
+ * pages and row groups, so steady-state writing does not allocate. */
+#ifndef PQ_BUF_H
+#define PQ_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct pq_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} pq_buf;
+
+void pq_buf_init(pq_buf *b);
+void pq_buf_free(pq_buf *b);
+
+/* Makes room for `extra` more bytes. Returns 0 or PQ_ENOMEM. */
+int pq_buf_reserve_slow(pq_buf *b, size_t extra);
+
+static inline int pq_buf_reserve(pq_buf *b, size_t extra)
+{
+    if (b->cap - b->len >= extra)
+        return 0;
+    return pq_buf_reserve_slow(b, extra);
+}
+
+static inline void pq_buf_reset(pq_buf *b) { b->len = 0; }
+
+static inline int pq_buf_append(pq_buf *b, const void *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (pq_buf_reserve(b, n) != 0)
+        return -2; /* PQ_ENOMEM */
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static inline int pq_buf_push(pq_buf *b, uint8_t byte)
+{
+    if (pq_buf_reserve(b, 1) != 0)
+        return -2; /* PQ_ENOMEM */
+    b->data[b->len++] = byte;
+    return 0;
+}
+
+/* Little-endian fixed-width appends (Parquet PLAIN is little-endian). */
+int pq_buf_put_u32le(pq_buf *b, uint32_t v);
+int pq_buf_put_u64le(pq_buf *b, uint64_t v);
+
+/* ULEB128 and zigzag varints (Thrift compact protocol, DELTA encodings). */
+int pq_buf_put_uvarint(pq_buf *b, uint64_t v);
+int pq_buf_put_zigzag(pq_buf *b, int64_t v);
+
+#endif

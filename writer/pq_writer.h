@@ -1,0 +1,161 @@
+/* pq_writer.h - the public API of parqd's Parquet writer library.
+ *
+ * The writer knows nothing of JSON, YAML or sockets. A caller builds a
+ * pq_schema (groups and primitive leaves), opens a pq_writer on a sink,
+ * appends values leaf by leaf with explicit repetition/definition levels,
+ * ends rows, and closes. Row groups are flushed when a limit is reached or
+ * on request; a file is valid after any row group once closed.
+ *
+ * Ownership: pq_schema_new/pq_schema_destroy; pq_writer_open copies what it
+ * needs from the schema and options, so both may be freed after open.
+ * pq_writer_open/pq_writer_destroy; pq_writer_close writes the footer. */
+#ifndef PQ_WRITER_H
+#define PQ_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "types.h"
+
+/* ---- schema ------------------------------------------------------------ */
+
+typedef struct pq_schema pq_schema;
+
+/* Per-leaf writing options. Start from pq_column_opts_default(). */
+typedef struct pq_column_opts {
+    pq_encoding encoding;        /* PQ_ENC_AUTO: writer picks per type */
+    int codec;                   /* -1: writer default, else pq_codec */
+    int codec_level;             /* 0: codec default */
+    int dictionary;              /* -1: auto, 0: off, 1: on (with fallback) */
+    size_t dictionary_max_bytes; /* 0: writer default */
+    int statistics;              /* -1: writer default, 0: off, 1: on */
+    size_t stats_truncate;       /* 0: writer default; byte-array min/max cap */
+    int bloom;                   /* -1: auto, 0: off, 1: on */
+    double bloom_fpp;            /* 0: default 0.01 */
+    uint64_t bloom_ndv;          /* 0: from the row group's distinct count */
+    const char *key_id;          /* encryption: column key id, NULL = footer key / plaintext */
+} pq_column_opts;
+
+void pq_column_opts_default(pq_column_opts *o);
+
+typedef struct pq_node_spec {
+    const char *name;
+    pq_repetition repetition;
+    pq_physical_type type;       /* leaves only */
+    int32_t type_length;         /* FIXED_LEN_BYTE_ARRAY only */
+    pq_logical logical;          /* .kind = PQ_LT_NONE for none */
+    int32_t field_id;            /* < 0: none */
+    const pq_column_opts *opts;  /* leaves only; NULL: defaults */
+} pq_node_spec;
+
+/* The root node (id 0) is the message named root_name ("schema" if NULL). */
+pq_schema *pq_schema_new(const char *root_name);
+void pq_schema_destroy(pq_schema *s);
+
+/* Each returns the new node's id (>= 0) or a negative error code. */
+int pq_schema_add_group(pq_schema *s, int parent, const pq_node_spec *spec, pq_err *err);
+int pq_schema_add_leaf(pq_schema *s, int parent, const pq_node_spec *spec, pq_err *err);
+
+/* 3-level LIST: `<rep> group name (LIST) { repeated group list { ... } }`.
+ * Returns the id of the repeated `list` group; add exactly one child named
+ * "element" to it (leaf or group). */
+int pq_schema_add_list(pq_schema *s, int parent, const char *name,
+                       pq_repetition rep, int32_t field_id, pq_err *err);
+
+/* MAP: `<rep> group name (MAP) { repeated group key_value { ... } }`.
+ * Returns the id of `key_value`; add a required child "key" and a child
+ * "value". */
+int pq_schema_add_map(pq_schema *s, int parent, const char *name,
+                      pq_repetition rep, int32_t field_id, pq_err *err);
+
+/* Validates the tree and numbers the leaves in depth-first order. Called by
+ * pq_writer_open; call it earlier to query leaves. */
+int pq_schema_finish(pq_schema *s, pq_err *err);
+
+size_t pq_schema_num_leaves(const pq_schema *s);
+/* Leaf index (column ordinal) of a leaf node id, or -1. */
+int pq_schema_leaf_of_node(const pq_schema *s, int node);
+uint16_t pq_schema_max_def(const pq_schema *s, size_t leaf);
+uint16_t pq_schema_max_rep(const pq_schema *s, size_t leaf);
+/* Dotted path of a leaf ("a.list.element"). Valid until the schema dies. */
+const char *pq_schema_leaf_path(const pq_schema *s, size_t leaf);
+
+/* Appends the schema in the spec's textual form
+ * (`message schema { optional int64 ts (TIMESTAMP(MICROS,true)); }`). */
+struct pq_buf;
+int pq_schema_print(const pq_schema *s, struct pq_buf *out);
+
+/* ---- writer -------------------------------------------------------------- */
+
+/* Where bytes go. write must write all n bytes or fail (fill err). */
+typedef struct pq_sink {
+    void *ctx;
+    int (*write)(void *ctx, const void *data, size_t n, pq_err *err);
+} pq_sink;
+
+/* A sink writing to an open file descriptor (not closed by the writer). */
+pq_sink pq_sink_fd(int *fd);
+
+typedef struct pq_writer_opts {
+    pq_codec codec;              /* default ZSTD */
+    int codec_level;             /* 0: codec default */
+    int page_version;            /* 1 or 2 (default 2) */
+    bool crc;                    /* page CRC32 (default true) */
+    size_t page_max_bytes;       /* default 1 MiB (uncompressed values) */
+    size_t page_max_rows;        /* default 20000 */
+    size_t dictionary_max_bytes; /* default 1 MiB */
+    size_t stats_truncate;       /* default 64 */
+    bool statistics;             /* default true */
+    size_t row_group_max_rows;   /* 0: no limit (default 1000000) */
+    size_t row_group_max_bytes;  /* 0: no limit (default 64 MiB buffered) */
+    bool page_index;             /* ColumnIndex + OffsetIndex (default true) */
+    const char *created_by;      /* NULL: "parqd version <v>" */
+} pq_writer_opts;
+
+void pq_writer_opts_default(pq_writer_opts *o);
+
+typedef struct pq_writer pq_writer;
+typedef struct pq_column pq_column;
+
+int pq_writer_open(pq_writer **out, pq_schema *schema, const pq_writer_opts *opts,
+                   pq_sink sink, pq_err *err);
+/* Frees everything; does not write a footer (use pq_writer_close first). */
+void pq_writer_destroy(pq_writer *w);
+
+/* Adds footer key-value metadata (copied). */
+int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value, pq_err *err);
+
+pq_column *pq_writer_column(pq_writer *w, size_t leaf);
+
+/* Values for one leaf, in order. rep is the repetition level of this value
+ * (0 starts a new row). The put_* calls carry a defined value (definition
+ * level = the leaf's max); put_null carries an undefined one with def <
+ * max. FLBA values go through put_bytes with len == type_length; INT96
+ * through put_bytes with len 12; FLOAT16 through put_bytes with len 2. */
+int pq_column_put_bool(pq_column *c, uint16_t rep, bool v);
+int pq_column_put_i32(pq_column *c, uint16_t rep, int32_t v);
+int pq_column_put_i64(pq_column *c, uint16_t rep, int64_t v);
+int pq_column_put_float(pq_column *c, uint16_t rep, float v);
+int pq_column_put_double(pq_column *c, uint16_t rep, double v);
+int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len);
+int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def);
+
+/* Marks the end of a row across all columns; flushes a row group when a
+ * row-group limit has been reached. */
+int pq_writer_end_row(pq_writer *w, pq_err *err);
+
+/* Encodes and writes the buffered rows as one row group (no-op if empty). */
+int pq_writer_flush_row_group(pq_writer *w, pq_err *err);
+
+/* Flushes, writes page indexes and the footer. The writer is then closed;
+ * destroy it afterwards. */
+int pq_writer_close(pq_writer *w, pq_err *err);
+
+uint64_t pq_writer_bytes_written(const pq_writer *w);  /* on the sink so far */
+size_t pq_writer_buffered_bytes(const pq_writer *w);   /* not yet flushed */
+uint64_t pq_writer_rows_written(const pq_writer *w);   /* in flushed row groups */
+uint64_t pq_writer_rows_buffered(const pq_writer *w);
+
+#endif
