@@ -6,8 +6,8 @@
  * ends rows, and closes. Row groups are flushed when a limit is reached or
  * on request; a file is valid after any row group once closed.
  *
- * Ownership: pq_schema_new/pq_schema_destroy; pq_writer_open copies what it
- * needs from the schema and options, so both may be freed after open.
+ * Ownership: pq_schema_new/pq_schema_destroy; the writer borrows the schema
+ * (it must outlive the writer) and copies the options.
  * pq_writer_open/pq_writer_destroy; pq_writer_close writes the footer. */
 #ifndef PQ_WRITER_H
 #define PQ_WRITER_H

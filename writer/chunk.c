@@ -1,0 +1,488 @@
+/* chunk.c - one column chunk: decides dictionary vs. fallback encoding,
+ * splits the buffered values into pages at row boundaries, encodes levels,
+ * gathers page and chunk statistics and the page-index records, and writes
+ * the pages to the output.
+ *
+ * The dictionary decision is made once per chunk from all buffered values
+ * (as DuckDB does), not mid-chunk (as Arrow does): the writer already holds
+ * the whole row group, so it knows the distinct count before writing the
+ * first page, every page of a chunk gets the same encoding, and no chunk
+ * pays for a dictionary page it then abandons. The cost is one hash pass
+ * over the values at flush time. */
+#include "chunk.h"
+#include "page.h"
+#include "rle.h"
+#include "values.h"
+
+#include <stdlib.h>
+
+int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err)
+{
+    int rc = o->sink.write(o->sink.ctx, p, n, err);
+    if (rc != 0)
+        return rc;
+    o->offset += n;
+    return PQ_OK;
+}
+
+void pq_chunk_work_init(pq_chunk_work *w)
+{
+    pq_buf_init(&w->levels);
+    pq_buf_init(&w->body);
+    pq_buf_init(&w->scratch);
+    pq_buf_init(&w->page);
+    pq_buf_init(&w->indices);
+    pq_buf_init(&w->wide);
+    pq_compressor_init(&w->comp);
+}
+
+void pq_chunk_work_free(pq_chunk_work *w)
+{
+    pq_buf_free(&w->levels);
+    pq_buf_free(&w->body);
+    pq_buf_free(&w->scratch);
+    pq_buf_free(&w->page);
+    pq_buf_free(&w->indices);
+    pq_buf_free(&w->wide);
+    pq_compressor_free(&w->comp);
+}
+
+void pq_chunk_meta_free(pq_chunk_meta *m)
+{
+    pq_buf_free(&m->min);
+    pq_buf_free(&m->max);
+    free(m->def_hist);
+    free(m->rep_hist);
+    free(m->pages);
+    pq_buf_free(&m->index_bytes);
+    pq_buf_free(&m->page_def_hist);
+    pq_buf_free(&m->page_rep_hist);
+    memset(m, 0, sizeof *m);
+}
+
+int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err)
+{
+    if (enc == PQ_ENC_AUTO || pq_values_encoding_allowed(node->type, enc))
+        return PQ_OK;
+    return pq_err_set(err, PQ_EINVAL, "column '%s': encoding %d is not valid for its type",
+                      node->name, (int)enc);
+}
+
+/* State of one chunk being written. */
+typedef struct chunk_state {
+    pq_chunk_work *w;
+    const pq_column *col;
+    const pq_chunk_opts *o;
+    pq_out *out;
+    pq_chunk_meta *meta;
+    pq_encoding enc;
+    pq_dict dict;
+    bool dict_used;
+    int dict_bit_width;
+    pq_sort_order order;
+    pq_stats page_stats, chunk_stats;
+} chunk_state;
+
+/* Builds the dictionary over all values; false if it outgrew its limit. */
+static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
+{
+    const pq_column *c = st->col;
+    size_t n = c->n_values;
+    *fits = false;
+    pq_buf_reset(&st->w->indices);
+    if (pq_buf_reserve(&st->w->indices, n * sizeof(uint32_t)) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
+    uint32_t *idx = (uint32_t *)(void *)st->w->indices.data;
+    const uint32_t *off = pq_column_offsets(c);
+    for (size_t i = 0; i < n; i++) {
+        int rc = c->node->type == PQ_BYTE_ARRAY
+            ? pq_dict_insert_bytes(&st->dict, c->heap.data + off[i], off[i + 1] - off[i], &idx[i])
+            : pq_dict_insert_fixed(&st->dict, c->values.data + i * c->width, &idx[i]);
+        if (rc != 0)
+            return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
+        if ((i & 1023) == 0 && pq_dict_plain_bytes(&st->dict) > st->o->dictionary_max_bytes)
+            return PQ_OK;
+    }
+    *fits = pq_dict_plain_bytes(&st->dict) <= st->o->dictionary_max_bytes;
+    return PQ_OK;
+}
+
+/* Auto mode keeps the dictionary only where values repeat: a dictionary of
+ * all-distinct values (timestamps, ids) costs a page and an index per value
+ * and saves nothing. */
+static int choose_encoding(chunk_state *st, pq_err *err)
+{
+    const pq_chunk_opts *o = st->o;
+    pq_physical_type type = st->col->node->type;
+    bool want_dict = type != PQ_BOOLEAN && o->dictionary != 0 &&
+        (o->encoding == PQ_ENC_AUTO || o->encoding == PQ_ENC_RLE_DICTIONARY ||
+         o->encoding == PQ_ENC_PLAIN_DICTIONARY);
+    st->enc = o->encoding;
+    if (want_dict && st->col->n_values > 0) {
+        bool fits;
+        int rc = build_dictionary(st, &fits, err);
+        if (rc != 0)
+            return rc;
+        size_t distinct = pq_dict_count(&st->dict);
+        bool worth = o->dictionary == 1 || o->encoding != PQ_ENC_AUTO ||
+                     distinct * 2 <= st->col->n_values;
+        if (fits && worth) {
+            st->dict_used = true;
+            st->enc = PQ_ENC_RLE_DICTIONARY;
+            st->dict_bit_width = pq_rle_bit_width(distinct - 1);
+            return PQ_OK;
+        }
+    }
+    if (st->enc == PQ_ENC_AUTO || st->enc == PQ_ENC_RLE_DICTIONARY ||
+        st->enc == PQ_ENC_PLAIN_DICTIONARY)
+        st->enc = pq_values_default_encoding(type, o->page_version);
+    return PQ_OK;
+}
+
+static int emit_page(chunk_state *st, const pq_page_spec *spec, int64_t *offset_out,
+                     size_t *size_out, pq_err *err)
+{
+    pq_chunk_work *w = st->w;
+    pq_page_result res;
+    pq_buf_reset(&w->page);
+    int rc = pq_page_build(spec, &w->comp, st->o->codec, st->o->codec_level, st->o->crc,
+                           &w->scratch, &w->page, &res, err);
+    if (rc != 0)
+        return rc;
+    *offset_out = (int64_t)st->out->offset;
+    *size_out = w->page.len;
+    st->meta->total_compressed += (int64_t)w->page.len;
+    st->meta->total_uncompressed += (int64_t)(res.header_len + res.uncompressed_len);
+    return pq_out_write(st->out, w->page.data, w->page.len, err);
+}
+
+static int write_dictionary_page(chunk_state *st, pq_err *err)
+{
+    pq_buf *body = &st->w->body;
+    pq_buf_reset(body);
+    if (pq_dict_write_plain(&st->dict, body) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", st->col->node->path);
+    pq_page_spec spec = {
+        .type = PQ_PAGE_DICTIONARY,
+        .num_values = (int32_t)pq_dict_count(&st->dict),
+        .encoding = PQ_ENC_PLAIN,
+        .body = body->data,
+        .body_len = body->len,
+    };
+    size_t size;
+    int rc = emit_page(st, &spec, &st->meta->dictionary_page_offset, &size, err);
+    st->meta->n_dict_pages++;
+    st->meta->encodings |= 1u << PQ_ENC_PLAIN;
+    return rc;
+}
+
+/* The page covering levels [l0, *l1) and values [v0, *v1): it ends at the
+ * first row start after the row or byte budget is spent, so pages always
+ * begin at row boundaries (required for v2 pages and the OffsetIndex). */
+typedef struct page_extent {
+    size_t l0, l1, v0, v1, rows;
+} page_extent;
+
+static void find_page_extent(const chunk_state *st, page_extent *pe)
+{
+    const pq_column *c = st->col;
+    const uint16_t *def = c->max_def ? pq_column_def(c) : NULL;
+    const uint16_t *rep = c->max_rep ? pq_column_rep(c) : NULL;
+    const uint32_t *off = pq_column_offsets(c);
+    size_t l = pe->l0, v = pe->v0, rows = 0, bytes = 0;
+    for (; l < c->n_levels; l++) {
+        if (rep == NULL || rep[l] == 0) {
+            if (l > pe->l0 && (rows >= st->o->page_max_rows || bytes >= st->o->page_max_bytes))
+                break;
+            rows++;
+        }
+        if (def == NULL || def[l] == c->max_def) {
+            bytes += off ? 4 + (size_t)(off[v + 1] - off[v]) : c->width;
+            v++;
+        }
+    }
+    pe->l1 = l;
+    pe->v1 = v;
+    pe->rows = rows;
+}
+
+/* v1 levels carry a 4-byte length prefix; v2 levels do not. */
+static int encode_levels(pq_buf *out, const uint16_t *levels, size_t n, uint16_t max,
+                         bool prefixed, size_t *len_out)
+{
+    size_t at = out->len;
+    int bw = pq_rle_bit_width(max);
+    int rc = prefixed ? pq_buf_put_u32le(out, 0) : 0;
+    rc = rc ? rc : pq_rle_encode_u16(out, levels, n, bw);
+    if (rc != 0)
+        return rc;
+    *len_out = out->len - at;
+    if (prefixed) {
+        uint32_t len = (uint32_t)(*len_out - 4);
+        for (size_t i = 0; i < 4; i++)
+            out->data[at + i] = (uint8_t)(len >> (8 * i));
+    }
+    return PQ_OK;
+}
+
+static int encode_page_levels(chunk_state *st, const page_extent *pe, pq_buf *out,
+                              size_t *rep_len, size_t *def_len)
+{
+    const pq_column *c = st->col;
+    bool v1 = st->o->page_version == 1;
+    size_t n = pe->l1 - pe->l0;
+    *rep_len = *def_len = 0;
+    int rc = 0;
+    if (c->max_rep > 0)
+        rc = encode_levels(out, pq_column_rep(c) + pe->l0, n, c->max_rep, v1, rep_len);
+    if (rc == 0 && c->max_def > 0)
+        rc = encode_levels(out, pq_column_def(c) + pe->l0, n, c->max_def, v1, def_len);
+    return rc;
+}
+
+static int add_hist(pq_buf *page_hists, uint64_t *chunk_hist, const uint16_t *levels,
+                    size_t n, uint16_t max)
+{
+    size_t slots = (size_t)max + 1;
+    size_t at = page_hists->len;
+    if (pq_buf_reserve(page_hists, slots * sizeof(uint64_t)) != 0)
+        return PQ_ENOMEM;
+    uint64_t *h = (uint64_t *)(void *)(page_hists->data + at);
+    memset(h, 0, slots * sizeof(uint64_t));
+    pq_level_histogram_add(h, levels, n);
+    page_hists->len += slots * sizeof(uint64_t);
+    for (size_t i = 0; i < slots; i++)
+        chunk_hist[i] += h[i];
+    return PQ_OK;
+}
+
+static bool order_has_nans(pq_sort_order order)
+{
+    return order == PQ_ORDER_FLOAT || order == PQ_ORDER_DOUBLE || order == PQ_ORDER_FLOAT16;
+}
+
+static bool order_has_legacy(pq_sort_order order)
+{
+    return order == PQ_ORDER_SIGNED || order == PQ_ORDER_BOOLEAN ||
+           order == PQ_ORDER_FLOAT || order == PQ_ORDER_DOUBLE;
+}
+
+/* Gathers the page's statistics into out (min/max in mn/mx). */
+static int page_statistics(chunk_state *st, const page_extent *pe, pq_buf *mn, pq_buf *mx,
+                           pq_stats_out *out)
+{
+    const pq_column *c = st->col;
+    size_t nv = pe->v1 - pe->v0;
+    pq_stats_reset(&st->page_stats);
+    if (c->node->type == PQ_BYTE_ARRAY)
+        pq_stats_add_bytes(&st->page_stats, c->heap.data, pq_column_offsets(c) + pe->v0, nv);
+    else if (nv > 0)
+        pq_stats_add_fixed(&st->page_stats, c->values.data + pe->v0 * c->width, nv);
+    pq_stats_add_nulls(&st->page_stats, (pe->l1 - pe->l0) - nv);
+    if (pq_stats_merge(&st->chunk_stats, &st->page_stats) != 0)
+        return PQ_ENOMEM;
+    memset(out, 0, sizeof *out);
+    out->null_count = (int64_t)pq_stats_null_count(&st->page_stats);
+    out->has_nan_count = order_has_nans(st->order);
+    out->nan_count = (int64_t)pq_stats_nan_count(&st->page_stats);
+    pq_buf_reset(mn);
+    pq_buf_reset(mx);
+    if (st->order == PQ_ORDER_NONE || !pq_stats_has_min_max(&st->page_stats))
+        return PQ_OK;
+    int rc = pq_stats_min_max(&st->page_stats, st->o->stats_truncate, mn, &out->min_exact,
+                              mx, &out->max_exact);
+    if (rc != 0)
+        return rc;
+    out->has_minmax = true;
+    out->min = mn->data;
+    out->min_len = mn->len;
+    out->max = mx->data;
+    out->max_len = mx->len;
+    out->legacy_minmax = order_has_legacy(st->order);
+    return PQ_OK;
+}
+
+static int record_page(chunk_state *st, const page_extent *pe, const pq_stats_out *ps,
+                       int64_t offset, size_t size, int64_t first_row)
+{
+    pq_chunk_meta *m = st->meta;
+    const pq_column *c = st->col;
+    if (m->n_pages == m->cap_pages) {
+        size_t cap = m->cap_pages ? m->cap_pages * 2 : 8;
+        pq_page_entry *p = realloc(m->pages, cap * sizeof *p);
+        if (p == NULL)
+            return PQ_ENOMEM;
+        m->pages = p;
+        m->cap_pages = cap;
+    }
+    pq_page_entry *e = &m->pages[m->n_pages++];
+    memset(e, 0, sizeof *e);
+    e->offset = offset;
+    e->size = (int32_t)size;
+    e->first_row = first_row;
+    e->null_count = ps->null_count;
+    e->null_page = pe->v1 == pe->v0;
+    /* An all-NaN page has values but no min/max: a ColumnIndex cannot
+     * describe it, so the chunk gets only an OffsetIndex. */
+    if (!e->null_page && !ps->has_minmax)
+        m->page_without_minmax = true;
+    if (c->node->type == PQ_BYTE_ARRAY) {
+        const uint32_t *off = pq_column_offsets(c);
+        e->unencoded_ba_bytes = (int64_t)(off[pe->v1] - off[pe->v0]);
+        m->unencoded_ba_bytes += e->unencoded_ba_bytes;
+    }
+    e->min_off = m->index_bytes.len;
+    e->min_len = ps->has_minmax ? ps->min_len : 0;
+    if (pq_buf_append(&m->index_bytes, ps->min, e->min_len) != 0)
+        return PQ_ENOMEM;
+    e->max_off = m->index_bytes.len;
+    e->max_len = ps->has_minmax ? ps->max_len : 0;
+    if (pq_buf_append(&m->index_bytes, ps->max, e->max_len) != 0)
+        return PQ_ENOMEM;
+    int rc = 0;
+    size_t nl = pe->l1 - pe->l0;
+    if (c->max_def > 0)
+        rc = add_hist(&m->page_def_hist, m->def_hist, pq_column_def(c) + pe->l0, nl, c->max_def);
+    if (rc == 0 && c->max_rep > 0)
+        rc = add_hist(&m->page_rep_hist, m->rep_hist, pq_column_rep(c) + pe->l0, nl, c->max_rep);
+    return rc;
+}
+
+static int write_data_page(chunk_state *st, const page_extent *pe, int64_t first_row,
+                           pq_buf *mn, pq_buf *mx, pq_err *err)
+{
+    pq_chunk_work *w = st->w;
+    const pq_column *c = st->col;
+    bool v2 = st->o->page_version == 2;
+    size_t nv = pe->v1 - pe->v0, nl = pe->l1 - pe->l0;
+    pq_buf *lv = v2 ? &w->levels : &w->body; /* v1 levels lead the body */
+    size_t rep_len, def_len;
+    pq_buf_reset(&w->levels);
+    pq_buf_reset(&w->body);
+    int rc = encode_page_levels(st, pe, lv, &rep_len, &def_len);
+    rc = rc ? rc : pq_values_encode(&w->body, c, st->enc, pe->v0, nv,
+                                    (const uint32_t *)(void *)w->indices.data,
+                                    st->dict_bit_width, &w->wide);
+    if (rc != 0)
+        return pq_err_set(err, rc, "column '%s': encoding a page failed", c->node->path);
+    pq_stats_out ps = {.null_count = (int64_t)(nl - nv)};
+    if (st->o->statistics && (rc = page_statistics(st, pe, mn, mx, &ps)) != 0)
+        return pq_err_set(err, rc, "column '%s': page statistics failed", c->node->path);
+    pq_page_spec spec = {
+        .type = v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA,
+        .num_values = (int32_t)nl,
+        .num_nulls = (int32_t)(nl - nv),
+        .num_rows = (int32_t)pe->rows,
+        .encoding = st->enc,
+        .levels = w->levels.data,
+        .rep_len = v2 ? rep_len : 0,
+        .def_len = v2 ? def_len : 0,
+        .body = w->body.data,
+        .body_len = w->body.len,
+        .stats = st->o->statistics ? &ps : NULL,
+    };
+    int64_t offset;
+    size_t size;
+    rc = emit_page(st, &spec, &offset, &size, err);
+    if (rc != 0)
+        return rc;
+    if (st->meta->data_page_offset < 0)
+        st->meta->data_page_offset = offset;
+    st->meta->data_pages[st->enc]++;
+    if ((rc = record_page(st, pe, &ps, offset, size, first_row)) != 0)
+        return pq_err_set(err, rc, "column '%s': out of memory", c->node->path);
+    return PQ_OK;
+}
+
+static int finish_chunk_stats(chunk_state *st)
+{
+    pq_chunk_meta *m = st->meta;
+    if (!st->o->statistics)
+        return PQ_OK;
+    m->has_stats = true;
+    m->null_count = (int64_t)pq_stats_null_count(&st->chunk_stats);
+    m->has_nan_count = order_has_nans(st->order);
+    m->nan_count = (int64_t)pq_stats_nan_count(&st->chunk_stats);
+    m->write_column_index = st->o->page_index && st->order != PQ_ORDER_NONE &&
+                            !m->page_without_minmax;
+    if (st->order == PQ_ORDER_NONE || !pq_stats_has_min_max(&st->chunk_stats))
+        return PQ_OK;
+    int rc = pq_stats_min_max(&st->chunk_stats, st->o->stats_truncate, &m->min, &m->min_exact,
+                              &m->max, &m->max_exact);
+    m->has_minmax = rc == 0;
+    m->legacy_minmax = order_has_legacy(st->order);
+    return rc;
+}
+
+static int meta_init(pq_chunk_meta *m, const pq_column *col, const pq_chunk_opts *o)
+{
+    memset(m, 0, sizeof *m);
+    m->node = col->node;
+    m->codec = o->codec;
+    m->num_values = (int64_t)col->n_levels;
+    m->dictionary_page_offset = -1;
+    m->data_page_offset = -1;
+    m->data_page_type = o->page_version == 2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA;
+    pq_buf_init(&m->min);
+    pq_buf_init(&m->max);
+    pq_buf_init(&m->index_bytes);
+    pq_buf_init(&m->page_def_hist);
+    pq_buf_init(&m->page_rep_hist);
+    if (col->max_def > 0 && !(m->def_hist = calloc((size_t)col->max_def + 1, sizeof(uint64_t))))
+        return PQ_ENOMEM;
+    if (col->max_rep > 0 && !(m->rep_hist = calloc((size_t)col->max_rep + 1, sizeof(uint64_t))))
+        return PQ_ENOMEM;
+    if (col->max_def > 0 || col->max_rep > 0)
+        m->encodings |= 1u << PQ_ENC_RLE;
+    return PQ_OK;
+}
+
+static int write_pages(chunk_state *st, pq_err *err)
+{
+    pq_buf mn, mx;
+    pq_buf_init(&mn);
+    pq_buf_init(&mx);
+    page_extent pe = {0};
+    int64_t row = 0;
+    int rc = PQ_OK;
+    while (rc == 0 && pe.l0 < st->col->n_levels) {
+        find_page_extent(st, &pe);
+        rc = write_data_page(st, &pe, row, &mn, &mx, err);
+        row += (int64_t)pe.rows;
+        pe.l0 = pe.l1;
+        pe.v0 = pe.v1;
+    }
+    pq_buf_free(&mn);
+    pq_buf_free(&mx);
+    return rc;
+}
+
+int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *o,
+                   pq_out *out, pq_chunk_meta *meta, pq_err *err)
+{
+    chunk_state st = {.w = w, .col = col, .o = o, .out = out, .meta = meta};
+    const pq_node *node = col->node;
+    if (meta_init(meta, col, o) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", node->path);
+    st.order = pq_sort_order_for(node->type, &node->logical);
+    pq_stats_init(&st.page_stats, st.order, node->type, (size_t)node->type_length);
+    pq_stats_init(&st.chunk_stats, st.order, node->type, (size_t)node->type_length);
+    bool has_dict = node->type != PQ_BOOLEAN;
+    int rc = has_dict ? pq_dict_init(&st.dict, node->type, col->width) : 0;
+    if (rc != 0) {
+        has_dict = false;
+        rc = pq_err_set(err, rc, "column '%s': dictionary init failed", node->path);
+    }
+    rc = rc ? rc : choose_encoding(&st, err);
+    if (rc == 0 && st.dict_used)
+        rc = write_dictionary_page(&st, err);
+    rc = rc ? rc : write_pages(&st, err);
+    if (rc == 0 && (rc = finish_chunk_stats(&st)) != 0)
+        rc = pq_err_set(err, rc, "column '%s': statistics failed", node->path);
+    meta->encodings |= 1u << st.enc;
+    if (has_dict)
+        pq_dict_free(&st.dict);
+    pq_stats_free(&st.page_stats);
+    pq_stats_free(&st.chunk_stats);
+    return rc;
+}

@@ -1,0 +1,102 @@
+/* chunk.h - encoding one leaf's buffered row-group values into a column
+ * chunk: encoding choice, dictionary, page splitting, statistics, and the
+ * per-page records the page index and footer need. */
+#ifndef PQ_CHUNK_H
+#define PQ_CHUNK_H
+
+#include "buf.h"
+#include "column.h"
+#include "compress.h"
+#include "dict.h"
+#include "pq_writer.h"
+#include "stats.h"
+
+/* Options resolved for one leaf (writer defaults overridden by the leaf). */
+typedef struct pq_chunk_opts {
+    pq_codec codec;
+    int codec_level;
+    pq_encoding encoding;        /* explicit, or PQ_ENC_AUTO */
+    int dictionary;              /* -1 auto, 0 off, 1 on */
+    size_t dictionary_max_bytes;
+    bool statistics;
+    size_t stats_truncate;
+    int page_version;
+    bool crc;
+    size_t page_max_bytes;
+    size_t page_max_rows;
+    bool page_index;
+} pq_chunk_opts;
+
+/* Where chunk bytes go, and the file offset they land at. */
+typedef struct pq_out {
+    pq_sink sink;
+    uint64_t offset;
+} pq_out;
+
+int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err);
+
+/* One data page as the OffsetIndex and ColumnIndex describe it. */
+typedef struct pq_page_entry {
+    int64_t offset;              /* of the page header in the file */
+    int32_t size;                /* header + page bytes */
+    int64_t first_row;           /* within the row group */
+    int64_t unencoded_ba_bytes;
+    int64_t null_count;
+    bool null_page;              /* no non-null values */
+    size_t min_off, min_len;     /* into pq_chunk_meta.index_bytes */
+    size_t max_off, max_len;
+} pq_page_entry;
+
+typedef struct pq_chunk_meta {
+    const pq_node *node;
+    pq_codec codec;
+    uint32_t encodings;          /* bit per pq_encoding used */
+    int64_t num_values;
+    int64_t total_uncompressed, total_compressed;
+    int64_t dictionary_page_offset; /* -1: none */
+    int64_t data_page_offset;
+    int32_t n_dict_pages;
+    int32_t data_pages[10];      /* count per data-page encoding */
+    pq_page_type data_page_type; /* DATA or DATA_V2 */
+    /* chunk statistics */
+    bool has_stats, has_minmax, min_exact, max_exact, legacy_minmax;
+    pq_buf min, max;
+    int64_t null_count;
+    bool has_nan_count;
+    int64_t nan_count;
+    /* SizeStatistics */
+    int64_t unencoded_ba_bytes;  /* BYTE_ARRAY only */
+    uint64_t *def_hist, *rep_hist; /* max level + 1 entries, NULL if max 0 */
+    /* page index */
+    pq_page_entry *pages;
+    size_t n_pages, cap_pages;
+    pq_buf index_bytes;          /* per-page min/max values */
+    pq_buf page_def_hist, page_rep_hist; /* uint64 per page * (max + 1) */
+    bool page_without_minmax;
+    int32_t boundary_order;      /* BoundaryOrder of the page min/max */
+    bool write_column_index;
+    int64_t column_index_offset, offset_index_offset;
+    int32_t column_index_length, offset_index_length;
+} pq_chunk_meta;
+
+void pq_chunk_meta_free(pq_chunk_meta *m);
+
+/* Scratch reused across chunks; owned by the writer. */
+typedef struct pq_chunk_work {
+    pq_buf levels, body, scratch, page;
+    pq_buf indices;              /* uint32 dictionary index per value */
+    pq_buf wide;                 /* uint16 booleans for RLE */
+    pq_compressor comp;
+} pq_chunk_work;
+
+void pq_chunk_work_init(pq_chunk_work *w);
+void pq_chunk_work_free(pq_chunk_work *w);
+
+/* Checks an explicitly configured encoding against the leaf's type. */
+int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err);
+
+/* Encodes col into pages written to out; fills meta (caller frees it). */
+int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *o,
+                   pq_out *out, pq_chunk_meta *meta, pq_err *err);
+
+#endif

@@ -1,0 +1,144 @@
+/* column.c - the put_* hot path: appends one value or null with its levels
+ * to a leaf's buffers. No allocation per value: buffers grow geometrically
+ * and are reset, not freed, between row groups. */
+#include "column.h"
+#include "err.h"
+
+#include <stdlib.h>
+
+static int offsets_start(pq_column *c)
+{
+    uint32_t zero = 0;
+    pq_buf_reset(&c->offsets);
+    return c->node->type == PQ_BYTE_ARRAY ? pq_buf_append(&c->offsets, &zero, sizeof zero) : 0;
+}
+
+int pq_column_init(pq_column *c, const pq_node *node)
+{
+    memset(c, 0, sizeof *c);
+    c->node = node;
+    c->width = pq_physical_width(node->type, node->type_length);
+    c->max_def = node->max_def;
+    c->max_rep = node->max_rep;
+    pq_buf_init(&c->values);
+    pq_buf_init(&c->heap);
+    pq_buf_init(&c->offsets);
+    pq_buf_init(&c->def);
+    pq_buf_init(&c->rep);
+    return offsets_start(c);
+}
+
+void pq_column_free(pq_column *c)
+{
+    pq_buf_free(&c->values);
+    pq_buf_free(&c->heap);
+    pq_buf_free(&c->offsets);
+    pq_buf_free(&c->def);
+    pq_buf_free(&c->rep);
+}
+
+void pq_column_reset(pq_column *c)
+{
+    pq_buf_reset(&c->values);
+    pq_buf_reset(&c->heap);
+    pq_buf_reset(&c->def);
+    pq_buf_reset(&c->rep);
+    c->n_levels = 0;
+    c->n_values = 0;
+    c->n_rows = 0;
+    (void)offsets_start(c); /* capacity for one entry survives a reset */
+}
+
+size_t pq_column_buffered_bytes(const pq_column *c)
+{
+    return c->values.len + c->heap.len + c->offsets.len + c->def.len + c->rep.len;
+}
+
+static int put_levels(pq_column *c, uint16_t rep, uint16_t def)
+{
+    if (rep > c->max_rep || (c->n_levels == 0 && rep != 0))
+        return PQ_EINVAL; /* first value of a row group must start a row */
+    if (c->max_def > 0 && pq_buf_append(&c->def, &def, sizeof def) != 0)
+        return PQ_ENOMEM;
+    if (c->max_rep > 0 && pq_buf_append(&c->rep, &rep, sizeof rep) != 0)
+        return PQ_ENOMEM;
+    c->n_levels++;
+    c->n_rows += (rep == 0);
+    return PQ_OK;
+}
+
+static int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v)
+{
+    if (c->node->type != want)
+        return PQ_ETYPE;
+    if (pq_buf_reserve(&c->values, c->width) != 0)
+        return PQ_ENOMEM;
+    int rc = put_levels(c, rep, c->max_def);
+    if (rc != 0)
+        return rc;
+    memcpy(c->values.data + c->values.len, v, c->width);
+    c->values.len += c->width;
+    c->n_values++;
+    return PQ_OK;
+}
+
+int pq_column_put_bool(pq_column *c, uint16_t rep, bool v)
+{
+    uint8_t b = v ? 1 : 0;
+    return put_fixed(c, PQ_BOOLEAN, rep, &b);
+}
+
+int pq_column_put_i32(pq_column *c, uint16_t rep, int32_t v)
+{
+    return put_fixed(c, PQ_INT32, rep, &v);
+}
+
+int pq_column_put_i64(pq_column *c, uint16_t rep, int64_t v)
+{
+    return put_fixed(c, PQ_INT64, rep, &v);
+}
+
+int pq_column_put_float(pq_column *c, uint16_t rep, float v)
+{
+    return put_fixed(c, PQ_FLOAT, rep, &v);
+}
+
+int pq_column_put_double(pq_column *c, uint16_t rep, double v)
+{
+    return put_fixed(c, PQ_DOUBLE, rep, &v);
+}
+
+int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
+{
+    if (c->node->type == PQ_FIXED_LEN_BYTE_ARRAY || c->node->type == PQ_INT96) {
+        if (len != c->width)
+            return PQ_ETYPE;
+        return put_fixed(c, c->node->type, rep, p);
+    }
+    if (c->node->type != PQ_BYTE_ARRAY)
+        return PQ_ETYPE;
+    /* uint32 offsets bound a chunk's byte-array data; the writer flushes
+     * row groups long before this (row_group.max_bytes). */
+    if (len > UINT32_MAX - c->heap.len)
+        return PQ_ELIMIT;
+    if (pq_buf_reserve(&c->heap, len) != 0 || pq_buf_reserve(&c->offsets, 4) != 0)
+        return PQ_ENOMEM;
+    int rc = put_levels(c, rep, c->max_def);
+    if (rc != 0)
+        return rc;
+    if (len > 0)
+        memcpy(c->heap.data + c->heap.len, p, len);
+    c->heap.len += len;
+    uint32_t end = (uint32_t)c->heap.len;
+    memcpy(c->offsets.data + c->offsets.len, &end, sizeof end);
+    c->offsets.len += sizeof end;
+    c->n_values++;
+    return PQ_OK;
+}
+
+int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
+{
+    if (def >= c->max_def)
+        return PQ_EINVAL; /* a null needs a definition level below the max */
+    return put_levels(c, rep, def);
+}

@@ -1,0 +1,47 @@
+/* column.h - per-leaf value buffers for the row group being built. */
+#ifndef PQ_COLUMN_H
+#define PQ_COLUMN_H
+
+#include "buf.h"
+#include "schema.h"
+
+/* Values are stored densely (nulls only appear in the levels): fixed-width
+ * values packed in `values` (BOOLEAN one byte each), byte arrays in `heap`
+ * with uint32 offsets (n_values + 1 entries). Levels are uint16 arrays,
+ * present only when the leaf's max level is > 0. */
+struct pq_column {
+    const pq_node *node;
+    size_t width;
+    uint16_t max_def, max_rep;
+    pq_buf values;
+    pq_buf heap;
+    pq_buf offsets;
+    pq_buf def;
+    pq_buf rep;
+    size_t n_levels;
+    size_t n_values;
+    size_t n_rows;
+};
+
+int pq_column_init(pq_column *c, const pq_node *node);
+void pq_column_free(pq_column *c);
+/* Drops buffered values, keeps memory for the next row group. */
+void pq_column_reset(pq_column *c);
+size_t pq_column_buffered_bytes(const pq_column *c);
+
+static inline const uint16_t *pq_column_def(const pq_column *c)
+{
+    return (const uint16_t *)(const void *)c->def.data;
+}
+
+static inline const uint16_t *pq_column_rep(const pq_column *c)
+{
+    return (const uint16_t *)(const void *)c->rep.data;
+}
+
+static inline const uint32_t *pq_column_offsets(const pq_column *c)
+{
+    return (const uint32_t *)(const void *)c->offsets.data;
+}
+
+#endif

@@ -1,0 +1,314 @@
+/* metadata.c - FileMetaData, SchemaElement, RowGroup, ColumnChunk,
+ * ColumnMetaData, SizeStatistics, ColumnIndex and OffsetIndex in the Thrift
+ * compact protocol, with field ids exactly as in parquet.thrift. */
+#include "metadata.h"
+#include "page.h"
+#include "stats.h"
+
+static void write_time_unit(pq_thrift *t, int16_t fid, pq_time_unit unit)
+{
+    pq_thrift_field_struct_begin(t, fid);
+    pq_thrift_field_struct_begin(t, (int16_t)unit); /* MILLIS=1 MICROS=2 NANOS=3 */
+    pq_thrift_struct_end(t);
+    pq_thrift_struct_end(t);
+}
+
+static void write_logical_type(pq_thrift *t, const pq_logical *lt)
+{
+    pq_thrift_field_struct_begin(t, 10);
+    pq_thrift_field_struct_begin(t, (int16_t)lt->kind);
+    switch (lt->kind) {
+    case PQ_LT_DECIMAL:
+        pq_thrift_field_i32(t, 1, lt->scale);
+        pq_thrift_field_i32(t, 2, lt->precision);
+        break;
+    case PQ_LT_TIME: case PQ_LT_TIMESTAMP:
+        pq_thrift_field_bool(t, 1, lt->utc);
+        write_time_unit(t, 2, lt->unit);
+        break;
+    case PQ_LT_INTEGER:
+        pq_thrift_field_i8(t, 1, lt->bit_width);
+        pq_thrift_field_bool(t, 2, lt->is_signed);
+        break;
+    case PQ_LT_VARIANT:
+        if (lt->variant_version > 0)
+            pq_thrift_field_i8(t, 1, lt->variant_version);
+        break;
+    case PQ_LT_GEOMETRY:
+        if (lt->crs)
+            pq_thrift_field_string(t, 1, lt->crs);
+        break;
+    case PQ_LT_GEOGRAPHY:
+        if (lt->crs)
+            pq_thrift_field_string(t, 1, lt->crs);
+        pq_thrift_field_i32(t, 2, (int32_t)lt->algorithm);
+        break;
+    default:
+        break;
+    }
+    pq_thrift_struct_end(t);
+    pq_thrift_struct_end(t);
+}
+
+static void write_schema_element(pq_thrift *t, const pq_node *n, bool root)
+{
+    pq_thrift_struct_begin(t);
+    if (n->is_leaf) {
+        pq_thrift_field_i32(t, 1, n->type);
+        if (n->type == PQ_FIXED_LEN_BYTE_ARRAY)
+            pq_thrift_field_i32(t, 2, n->type_length);
+    }
+    if (!root)
+        pq_thrift_field_i32(t, 3, n->repetition);
+    pq_thrift_field_string(t, 4, n->name);
+    if (!n->is_leaf)
+        pq_thrift_field_i32(t, 5, (int32_t)n->n_children);
+    if (n->converted != PQ_CT_NONE && !root)
+        pq_thrift_field_i32(t, 6, n->converted);
+    if (n->logical.kind == PQ_LT_DECIMAL) {
+        pq_thrift_field_i32(t, 7, n->logical.scale);
+        pq_thrift_field_i32(t, 8, n->logical.precision);
+    }
+    if (n->field_id >= 0)
+        pq_thrift_field_i32(t, 9, n->field_id);
+    if (n->logical.kind != PQ_LT_NONE && n->logical.kind != PQ_LT_INTERVAL && !root)
+        write_logical_type(t, &n->logical);
+    pq_thrift_struct_end(t);
+}
+
+/* The flattened schema is the depth-first pre-order of the tree. */
+static void write_schema_tree(pq_thrift *t, const pq_schema *s, int id)
+{
+    const pq_node *n = &s->nodes[id];
+    write_schema_element(t, n, id == 0);
+    for (size_t i = 0; i < n->n_children; i++)
+        write_schema_tree(t, s, n->children[i]);
+}
+
+static void write_hist(pq_thrift *t, int16_t fid, const uint64_t *h, uint16_t max)
+{
+    pq_thrift_field_list_begin(t, fid, PQ_TT_I64, (size_t)max + 1);
+    for (size_t i = 0; i <= max; i++)
+        pq_thrift_list_i64(t, (int64_t)h[i]);
+}
+
+static void write_size_statistics(pq_thrift *t, const pq_chunk_meta *m)
+{
+    const pq_node *n = m->node;
+    pq_thrift_field_struct_begin(t, 16);
+    if (n->type == PQ_BYTE_ARRAY)
+        pq_thrift_field_i64(t, 1, m->unencoded_ba_bytes);
+    if (m->rep_hist)
+        write_hist(t, 2, m->rep_hist, n->max_rep);
+    if (m->def_hist)
+        write_hist(t, 3, m->def_hist, n->max_def);
+    pq_thrift_struct_end(t);
+}
+
+static size_t count_bits(uint32_t v)
+{
+    size_t n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+static void write_encodings(pq_thrift *t, const pq_chunk_meta *m)
+{
+    pq_thrift_field_list_begin(t, 2, PQ_TT_I32, count_bits(m->encodings));
+    for (int e = 0; e < 32; e++)
+        if (m->encodings & (1u << e))
+            pq_thrift_list_i32(t, e);
+}
+
+static void write_encoding_stats(pq_thrift *t, const pq_chunk_meta *m)
+{
+    size_t n = m->n_dict_pages > 0;
+    for (int e = 0; e < 10; e++)
+        n += m->data_pages[e] > 0;
+    pq_thrift_field_list_begin(t, 13, PQ_TT_STRUCT, n);
+    if (m->n_dict_pages > 0) {
+        pq_thrift_struct_begin(t);
+        pq_thrift_field_i32(t, 1, PQ_PAGE_DICTIONARY);
+        pq_thrift_field_i32(t, 2, PQ_ENC_PLAIN);
+        pq_thrift_field_i32(t, 3, m->n_dict_pages);
+        pq_thrift_struct_end(t);
+    }
+    for (int e = 0; e < 10; e++) {
+        if (m->data_pages[e] == 0)
+            continue;
+        pq_thrift_struct_begin(t);
+        pq_thrift_field_i32(t, 1, m->data_page_type);
+        pq_thrift_field_i32(t, 2, e);
+        pq_thrift_field_i32(t, 3, m->data_pages[e]);
+        pq_thrift_struct_end(t);
+    }
+}
+
+static void write_chunk_statistics(pq_thrift *t, const pq_chunk_meta *m)
+{
+    pq_stats_out s = {
+        .has_minmax = m->has_minmax,
+        .min = m->min.data, .min_len = m->min.len, .min_exact = m->min_exact,
+        .max = m->max.data, .max_len = m->max.len, .max_exact = m->max_exact,
+        .legacy_minmax = m->legacy_minmax,
+        .null_count = m->null_count,
+        .has_nan_count = m->has_nan_count,
+        .nan_count = m->nan_count,
+    };
+    pq_thrift_statistics(t, 12, &s);
+}
+
+static void write_column_metadata(pq_thrift *t, const pq_chunk_meta *m)
+{
+    const pq_node *n = m->node;
+    pq_thrift_field_struct_begin(t, 3);
+    pq_thrift_field_i32(t, 1, n->type);
+    write_encodings(t, m);
+    pq_thrift_field_list_begin(t, 3, PQ_TT_BINARY, n->n_path);
+    for (size_t i = 0; i < n->n_path; i++)
+        pq_thrift_list_binary(t, n->path_parts[i], strlen(n->path_parts[i]));
+    pq_thrift_field_i32(t, 4, m->codec);
+    pq_thrift_field_i64(t, 5, m->num_values);
+    pq_thrift_field_i64(t, 6, m->total_uncompressed);
+    pq_thrift_field_i64(t, 7, m->total_compressed);
+    pq_thrift_field_i64(t, 9, m->data_page_offset);
+    if (m->dictionary_page_offset >= 0)
+        pq_thrift_field_i64(t, 11, m->dictionary_page_offset);
+    if (m->has_stats)
+        write_chunk_statistics(t, m);
+    write_encoding_stats(t, m);
+    write_size_statistics(t, m);
+    pq_thrift_struct_end(t);
+}
+
+static int64_t chunk_start(const pq_chunk_meta *m)
+{
+    return m->dictionary_page_offset >= 0 ? m->dictionary_page_offset : m->data_page_offset;
+}
+
+static void write_column_chunk(pq_thrift *t, const pq_chunk_meta *m)
+{
+    pq_thrift_struct_begin(t);
+    pq_thrift_field_i64(t, 2, chunk_start(m));
+    write_column_metadata(t, m);
+    if (m->offset_index_length > 0) {
+        pq_thrift_field_i64(t, 4, m->offset_index_offset);
+        pq_thrift_field_i32(t, 5, m->offset_index_length);
+    }
+    if (m->column_index_length > 0) {
+        pq_thrift_field_i64(t, 6, m->column_index_offset);
+        pq_thrift_field_i32(t, 7, m->column_index_length);
+    }
+    pq_thrift_struct_end(t);
+}
+
+static void write_row_group(pq_thrift *t, const pq_row_group_meta *rg, size_t n_leaves,
+                            size_t ordinal)
+{
+    pq_thrift_struct_begin(t);
+    pq_thrift_field_list_begin(t, 1, PQ_TT_STRUCT, n_leaves);
+    for (size_t i = 0; i < n_leaves; i++)
+        write_column_chunk(t, &rg->chunks[i]);
+    pq_thrift_field_i64(t, 2, rg->total_byte_size);
+    pq_thrift_field_i64(t, 3, rg->num_rows);
+    pq_thrift_field_i64(t, 5, rg->file_offset);
+    pq_thrift_field_i64(t, 6, rg->total_compressed_size);
+    if (ordinal <= INT16_MAX) /* the field is an i16; later groups omit it */
+        pq_thrift_field_i16(t, 7, (int16_t)ordinal);
+    pq_thrift_struct_end(t);
+}
+
+int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out)
+{
+    const pq_schema *s = fm->schema;
+    pq_thrift t;
+    pq_thrift_init(&t, out);
+    pq_thrift_struct_begin(&t);
+    pq_thrift_field_i32(&t, 1, fm->version);
+    pq_thrift_field_list_begin(&t, 2, PQ_TT_STRUCT, s->n_nodes);
+    write_schema_tree(&t, s, 0);
+    pq_thrift_field_i64(&t, 3, fm->num_rows);
+    pq_thrift_field_list_begin(&t, 4, PQ_TT_STRUCT, fm->n_row_groups);
+    for (size_t i = 0; i < fm->n_row_groups; i++)
+        write_row_group(&t, &fm->row_groups[i], s->n_leaves, i);
+    if (fm->n_kv > 0) {
+        pq_thrift_field_list_begin(&t, 5, PQ_TT_STRUCT, fm->n_kv);
+        for (size_t i = 0; i < fm->n_kv; i++) {
+            pq_thrift_struct_begin(&t);
+            pq_thrift_field_string(&t, 1, fm->kv[i].key);
+            if (fm->kv[i].value)
+                pq_thrift_field_string(&t, 2, fm->kv[i].value);
+            pq_thrift_struct_end(&t);
+        }
+    }
+    pq_thrift_field_string(&t, 6, fm->created_by);
+    pq_thrift_field_list_begin(&t, 7, PQ_TT_STRUCT, s->n_leaves);
+    for (size_t i = 0; i < s->n_leaves; i++) {
+        const pq_node *n = pq_schema_leaf_node(s, i);
+        pq_sort_order order = pq_sort_order_for(n->type, &n->logical);
+        pq_thrift_struct_begin(&t);
+        pq_thrift_field_struct_begin(&t, (int16_t)pq_stats_column_order(order));
+        pq_thrift_struct_end(&t);
+        pq_thrift_struct_end(&t);
+    }
+    pq_thrift_struct_end(&t);
+    return pq_thrift_error(&t);
+}
+
+static void write_page_hists(pq_thrift *t, int16_t fid, const pq_buf *h)
+{
+    size_t n = h->len / sizeof(uint64_t);
+    const uint64_t *v = (const uint64_t *)(const void *)h->data;
+    pq_thrift_field_list_begin(t, fid, PQ_TT_I64, n);
+    for (size_t i = 0; i < n; i++)
+        pq_thrift_list_i64(t, (int64_t)v[i]);
+}
+
+int pq_meta_write_column_index(const pq_chunk_meta *m, pq_buf *out)
+{
+    pq_thrift t;
+    pq_thrift_init(&t, out);
+    pq_thrift_struct_begin(&t);
+    pq_thrift_field_list_begin(&t, 1, PQ_TT_BOOL_TRUE, m->n_pages);
+    for (size_t i = 0; i < m->n_pages; i++)
+        pq_thrift_list_bool(&t, m->pages[i].null_page);
+    pq_thrift_field_list_begin(&t, 2, PQ_TT_BINARY, m->n_pages);
+    for (size_t i = 0; i < m->n_pages; i++)
+        pq_thrift_list_binary(&t, m->index_bytes.data + m->pages[i].min_off, m->pages[i].min_len);
+    pq_thrift_field_list_begin(&t, 3, PQ_TT_BINARY, m->n_pages);
+    for (size_t i = 0; i < m->n_pages; i++)
+        pq_thrift_list_binary(&t, m->index_bytes.data + m->pages[i].max_off, m->pages[i].max_len);
+    pq_thrift_field_i32(&t, 4, m->boundary_order);
+    pq_thrift_field_list_begin(&t, 5, PQ_TT_I64, m->n_pages);
+    for (size_t i = 0; i < m->n_pages; i++)
+        pq_thrift_list_i64(&t, m->pages[i].null_count);
+    if (m->page_rep_hist.len > 0)
+        write_page_hists(&t, 6, &m->page_rep_hist);
+    if (m->page_def_hist.len > 0)
+        write_page_hists(&t, 7, &m->page_def_hist);
+    pq_thrift_struct_end(&t);
+    return pq_thrift_error(&t);
+}
+
+int pq_meta_write_offset_index(const pq_chunk_meta *m, pq_buf *out)
+{
+    pq_thrift t;
+    pq_thrift_init(&t, out);
+    pq_thrift_struct_begin(&t);
+    pq_thrift_field_list_begin(&t, 1, PQ_TT_STRUCT, m->n_pages);
+    for (size_t i = 0; i < m->n_pages; i++) {
+        pq_thrift_struct_begin(&t);
+        pq_thrift_field_i64(&t, 1, m->pages[i].offset);
+        pq_thrift_field_i32(&t, 2, m->pages[i].size);
+        pq_thrift_field_i64(&t, 3, m->pages[i].first_row);
+        pq_thrift_struct_end(&t);
+    }
+    if (m->node->type == PQ_BYTE_ARRAY) {
+        pq_thrift_field_list_begin(&t, 2, PQ_TT_I64, m->n_pages);
+        for (size_t i = 0; i < m->n_pages; i++)
+            pq_thrift_list_i64(&t, m->pages[i].unencoded_ba_bytes);
+    }
+    pq_thrift_struct_end(&t);
+    return pq_thrift_error(&t);
+}
