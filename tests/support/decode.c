@@ -69,6 +69,18 @@ void pqt_bytes_free(pqt_bytes *b)
     b->n = 0;
 }
 
+int pqt_bytes_equal(const pqt_bytes *a, const pqt_bytes *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        uint32_t la = a->off[i + 1] - a->off[i], lb = b->off[i + 1] - b->off[i];
+        if (la != lb || (la > 0 && memcmp(a->heap + a->off[i], b->heap + b->off[i], la) != 0))
+            return 0;
+    }
+    return 1;
+}
+
 static void dec_set_used(size_t *used, size_t n)
 {
     if (used != NULL)
@@ -461,4 +473,53 @@ uint64_t pqt_rng_next(pqt_rng *r)
 uint64_t pqt_rng_below(pqt_rng *r, uint64_t bound)
 {
     return pqt_rng_next(r) % bound;
+}
+
+static size_t gen_len(pqt_rng *rng, pqt_gen_kind kind)
+{
+    switch (kind) {
+    case PQT_GEN_EMPTY: return 0;
+    case PQT_GEN_LONG: return pqt_rng_below(rng, 4) == 0 ? pqt_rng_below(rng, 70001) : 0;
+    default: return pqt_rng_below(rng, 10) == 0 ? 0 : pqt_rng_below(rng, 21);
+    }
+}
+
+/* PREFIXES: keep a random-length prefix of the previous value and add a
+ * short suffix over a small alphabet; one value in eight is a repeat.
+ * Lengths stay at most GEN_MAX_PREFIXED so the heap size is known. */
+#define GEN_MAX_PREFIXED 64
+static size_t gen_prefixed(pqt_rng *rng, uint8_t *dst, const uint8_t *prev, size_t prev_len)
+{
+    size_t keep = pqt_rng_below(rng, 8) == 0 ? prev_len : pqt_rng_below(rng, prev_len + 1);
+    size_t add = keep == prev_len && prev_len > 0 ? 0 : pqt_rng_below(rng, 9);
+    if (keep + add > GEN_MAX_PREFIXED)
+        keep = GEN_MAX_PREFIXED - add;
+    if (keep > 0)
+        memcpy(dst, prev, keep);
+    for (size_t k = 0; k < add; k++)
+        dst[keep + k] = (uint8_t)('a' + pqt_rng_below(rng, 4));
+    return keep + add;
+}
+
+int pqt_gen_bytes(pqt_rng *rng, pqt_gen_kind kind, size_t n, pqt_bytes *out)
+{
+    size_t cap = kind == PQT_GEN_LONG ? n * 70000
+                 : kind == PQT_GEN_PREFIXES ? n * GEN_MAX_PREFIXED : n * 20;
+    int rc = dec_bytes_alloc(out, n, cap);
+    if (rc != 0)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *dst = out->heap + out->off[i];
+        size_t len;
+        if (kind == PQT_GEN_PREFIXES) {
+            const uint8_t *prev = i ? out->heap + out->off[i - 1] : NULL;
+            len = gen_prefixed(rng, dst, prev, i ? out->off[i] - out->off[i - 1] : 0);
+        } else {
+            len = gen_len(rng, kind);
+            for (size_t k = 0; k < len; k++)
+                dst[k] = (uint8_t)pqt_rng_next(rng);
+        }
+        out->off[i + 1] = out->off[i] + (uint32_t)len;
+    }
+    return 0;
 }

@@ -7,7 +7,9 @@
  * Every read is bounds-checked: truncated or corrupt input gives PQ_EPARSE,
  * never an out-of-bounds read; more values than the caller's array holds
  * gives PQ_ELIMIT. `used` (may be NULL) receives the bytes consumed, so a
- * caller can check that an encoding ends where its page does. */
+ * caller can check that an encoding ends where its page does.
+ *
+ * Also the seeded PRNG and data generators the round-trip tests share. */
 #ifndef PQ_TEST_DECODE_H
 #define PQ_TEST_DECODE_H
 
@@ -25,6 +27,8 @@ typedef struct pqt_bytes {
 } pqt_bytes;
 
 void pqt_bytes_free(pqt_bytes *b);
+/* Same count and the same bytes in every value (offsets may differ). */
+int pqt_bytes_equal(const pqt_bytes *a, const pqt_bytes *b);
 
 /* Hybrid RLE/bit-packed, no length prefix: exactly n values of bit_width
  * (0..32). Padding values of the last bit-packed run are skipped. */
@@ -73,6 +77,19 @@ uint64_t pqt_seed(void);
 uint64_t pqt_rng_next(pqt_rng *r);
 /* Uniform in [0, bound); bound > 0. */
 uint64_t pqt_rng_below(pqt_rng *r, uint64_t bound);
+
+/* Random byte arrays for round trips. PREFIXES shares prefixes of random
+ * length with the previous value (and repeats some outright), the case
+ * DELTA_BYTE_ARRAY exists for; LONG mixes values up to 70000 bytes. */
+typedef enum pqt_gen_kind {
+    PQT_GEN_RANDOM,
+    PQT_GEN_EMPTY,
+    PQT_GEN_PREFIXES,
+    PQT_GEN_LONG,
+    PQT_GEN_KINDS
+} pqt_gen_kind;
+
+int pqt_gen_bytes(pqt_rng *rng, pqt_gen_kind kind, size_t n, pqt_bytes *out);
 
 /* For cmocka tests (include cmocka.h first). */
 #ifdef cmocka_unit_test
