@@ -10,7 +10,7 @@
 
 #define DEC_MAX_OUTPUT ((size_t)1 << 30)
 #define DEC_MAX_RUN 0x7FFFFFFFu
-#define DEC_MAX_BLOCK ((uint64_t)1 << 20)
+#define DEC_MAX_BLOCK ((uint64_t)1 << 16) /* writers use 128; bounds junk counts */
 
 typedef struct dec_rd {
     const uint8_t *p;
