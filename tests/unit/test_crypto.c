@@ -243,6 +243,49 @@ static void test_crypto_verifies_reference_plaintext_footer_signature(void **sta
     assert_int_equal(verify_plaintext_footer(f128, KF128, 40), PQ_ECRYPTO); /* footer byte */
 }
 
+/* decrypt.c's Thrift reader is bounded: every truncation of a real
+ * FileCryptoMetaData / FileMetaData is PQ_EPARSE, and random corruption
+ * never reads out of bounds (ASan/valgrind runs make that visible). */
+static void test_crypto_thrift_reader_rejects_truncated_and_corrupt(void **state)
+{
+    (void)state;
+    uint64_t seed = test_seed(__func__), s = seed;
+    size_t size, len, used;
+    uint8_t *file = read_file(pare_files[2].path, &size);
+    const uint8_t *region = footer_region(file, size, "PARE", &len);
+    pqt_crypto_meta m;
+    assert_int_equal(pqt_parse_file_crypto_metadata(region, len, &m, &used, NULL), 0);
+    for (size_t n = 0; n < used; n++) {
+        uint8_t *copy = malloc(n + 1); /* own copy so ASan sees overreads */
+        assert_non_null(copy);
+        memcpy(copy, region, n);
+        assert_int_equal(pqt_parse_file_crypto_metadata(copy, n, &m, NULL, NULL), PQ_EPARSE);
+        free(copy);
+    }
+    free(file);
+
+    file = read_file(DATA "encrypt_columns_plaintext_footer.parquet.encrypted", &size);
+    region = footer_region(file, size, "PAR1", &len);
+    size_t fmd_len = len - PQ_CRYPTO_SIGNATURE_LEN;
+    uint8_t *copy = malloc(fmd_len);
+    assert_non_null(copy);
+    for (size_t n = 0; n < fmd_len; n += 7) {
+        memcpy(copy, region, n);
+        assert_int_equal(pqt_parse_footer_crypto(copy, n, &m, NULL, NULL), PQ_EPARSE);
+    }
+    for (int i = 0; i < 3000; i++) {
+        memcpy(copy, region, fmd_len);
+        for (int j = 0; j < 3; j++)
+            copy[rng_next(&s) % fmd_len] = (uint8_t)rng_next(&s);
+        int rc = pqt_parse_footer_crypto(copy, fmd_len, &m, &used, NULL);
+        assert_true(rc == 0 || rc == PQ_EPARSE);
+        if (rc == 0)
+            assert_true(used <= fmd_len);
+    }
+    free(copy);
+    free(file);
+}
+
 /* ---- CTR pages of the reference files ------------------------------------ */
 
 /* Decrypts the dictionary page of double_field (row group 0, column 5,
@@ -918,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_crypto_reference_footer_wrong_key_fails),
         cmocka_unit_test(test_crypto_reference_footer_needs_right_aad_prefix),
         cmocka_unit_test(test_crypto_verifies_reference_plaintext_footer_signature),
+        cmocka_unit_test(test_crypto_thrift_reader_rejects_truncated_and_corrupt),
         cmocka_unit_test(test_crypto_reference_ctr_page_matches_gcm_page),
         cmocka_unit_test(test_crypto_reference_encrypted_bloom_filter_matches_ours),
         cmocka_unit_test(test_crypto_gcm_module_round_trip),
