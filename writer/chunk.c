@@ -83,7 +83,20 @@ typedef struct chunk_state {
     pq_stats page_stats, chunk_stats;
 } chunk_state;
 
-/* Builds the dictionary over all values; false if it outgrew its limit. */
+/* Checked every 1024 values: past the byte limit, or (in auto mode) after
+ * 65536 values of which 90% were new (timestamps, ids), the dictionary will
+ * not be used, and finishing it would cost a hash insert per value for
+ * nothing. A smaller sample misjudges columns like latencies, whose values
+ * repeat only once enough of them have been seen. */
+static bool dictionary_still_viable(const chunk_state *st, size_t seen)
+{
+    if (pq_dict_plain_bytes(&st->dict) > st->o->dictionary_max_bytes)
+        return false;
+    bool auto_mode = st->o->dictionary != 1 && st->o->encoding == PQ_ENC_AUTO;
+    return !(auto_mode && seen >= 65536 && pq_dict_count(&st->dict) * 10 > seen * 9);
+}
+
+/* Builds the dictionary over all values; *fits is false if it was given up. */
 static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
 {
     const pq_column *c = st->col;
@@ -100,7 +113,7 @@ static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
             : pq_dict_insert_fixed(&st->dict, c->values.data + i * c->width, &idx[i]);
         if (rc != 0)
             return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
-        if ((i & 1023) == 0 && pq_dict_plain_bytes(&st->dict) > st->o->dictionary_max_bytes)
+        if ((i & 1023) == 1023 && !dictionary_still_viable(st, i + 1))
             return PQ_OK;
     }
     *fits = pq_dict_plain_bytes(&st->dict) <= st->o->dictionary_max_bytes;

@@ -142,3 +142,35 @@ int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
         return PQ_EINVAL; /* a null needs a definition level below the max */
     return put_levels(c, rep, def);
 }
+
+/* Walks back to the level that starts row `rows` (rows are counted by
+ * rep == 0), then drops every level and value from there on. Only used to
+ * abandon a half-written record, so the backward scan is fine. */
+void pq_column_truncate_rows(pq_column *c, size_t rows)
+{
+    if (c->n_rows <= rows)
+        return;
+    const uint16_t *rep = c->max_rep ? pq_column_rep(c) : NULL;
+    const uint16_t *def = c->max_def ? pq_column_def(c) : NULL;
+    size_t n_rows = c->n_rows, l = c->n_levels, dropped_values = 0;
+    while (l > 0 && n_rows > rows) {
+        l--;
+        if (def == NULL || def[l] == c->max_def)
+            dropped_values++;
+        if (rep == NULL || rep[l] == 0)
+            n_rows--;
+    }
+    c->n_levels = l;
+    c->n_rows = n_rows;
+    c->n_values -= dropped_values;
+    if (c->max_def > 0)
+        c->def.len = l * sizeof(uint16_t);
+    if (c->max_rep > 0)
+        c->rep.len = l * sizeof(uint16_t);
+    if (c->node->type == PQ_BYTE_ARRAY) {
+        c->offsets.len = (c->n_values + 1) * sizeof(uint32_t);
+        c->heap.len = pq_column_offsets(c)[c->n_values];
+    } else {
+        c->values.len = c->n_values * c->width;
+    }
+}

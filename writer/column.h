@@ -28,6 +28,8 @@ void pq_column_free(pq_column *c);
 /* Drops buffered values, keeps memory for the next row group. */
 void pq_column_reset(pq_column *c);
 size_t pq_column_buffered_bytes(const pq_column *c);
+/* Drops the values of rows beyond the first `rows` buffered rows. */
+void pq_column_truncate_rows(pq_column *c, size_t rows);
 
 static inline const uint16_t *pq_column_def(const pq_column *c)
 {

@@ -146,6 +146,11 @@ int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def);
  * row-group limit has been reached. */
 int pq_writer_end_row(pq_writer *w, pq_err *err);
 
+/* Drops every value put since the last pq_writer_end_row, so a record that
+ * turns out to be bad halfway through (a required field missing, a value
+ * that does not convert) leaves no trace in any column. */
+void pq_writer_abort_row(pq_writer *w);
+
 /* Encodes and writes the buffered rows as one row group (no-op if empty). */
 int pq_writer_flush_row_group(pq_writer *w, pq_err *err);
 

@@ -220,6 +220,12 @@ int pq_writer_end_row(pq_writer *w, pq_err *err)
     return full ? pq_writer_flush_row_group(w, err) : PQ_OK;
 }
 
+void pq_writer_abort_row(pq_writer *w)
+{
+    for (size_t i = 0; i < w->n_cols; i++)
+        pq_column_truncate_rows(&w->cols[i], w->rows_buffered);
+}
+
 static int check_row_counts(const pq_writer *w, pq_err *err)
 {
     for (size_t i = 0; i < w->n_cols; i++)
