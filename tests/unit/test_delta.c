@@ -274,7 +274,9 @@ static int64_t gen_int(pqt_rng *rng, int kind, int bits, size_t i, int64_t prev)
     }
 }
 
-static const size_t int_sizes[] = {0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 255, 256, 257, 1000, 4097};
+/* Around miniblock (32) and block (128) boundaries. */
+static const size_t int_sizes[] = {0,   1,   2,   3,   31,  32,   33,  127,
+                                   128, 129, 255, 256, 257, 1000, 4097};
 
 static void test_delta_i32_roundtrip(void **state)
 {
