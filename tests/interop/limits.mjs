@@ -1,0 +1,69 @@
+// limits.mjs - what each reader is known not to read, or to read only
+// approximately. Every entry was established by trying (selftest.mjs and the
+// parqd matrix), not by reading feature lists; `how` says how.
+//
+// kind 'skip':  the (file, reader) pair is SKIPped when the file has
+//               `feature` AND the reader's failure message matches `expect`.
+//               A different failure is still a FAIL; a pass is a PASS with a
+//               note that the entry may be stale.
+// kind 'lossy': the reader returns an approximation; the expected value is
+//               put through `fn` (the same approximation, computed exactly)
+//               before comparing, and the PASS line names the entry.
+//
+// Features: type:<type> for every column/field type in the expectation
+// (type:decimal_<physical>, type:timestamp_ns_utc too), codec:<CODEC> and
+// encoding:<ENCODING> from the file's footer, page:<PAGE_TYPE> from its
+// encoding stats, plus the expectation's own "features".
+import { isInt, isStringy } from './canon.mjs';
+
+export const LIMITS = [
+  {
+    reader: 'hyparquet', feature: 'type:interval', kind: 'skip',
+    reason: 'hyparquet does not decode INTERVAL (throws)',
+    expect: /parquet interval not supported/,
+    how: 'selftest: DuckDB-written INTERVAL column; hyparquet 1.31.5 throws "parquet interval not supported" (src/convert.js)',
+  },
+  {
+    reader: 'hyparquet', feature: 'type:bson', kind: 'skip',
+    reason: 'hyparquet does not decode BSON (throws)',
+    expect: /parquet bson not supported/,
+    how: 'parqd matrix: BSON column; hyparquet 1.31.5 throws "parquet bson not supported" (src/convert.js)',
+  },
+  {
+    reader: 'hyparquet', feature: 'type:decimal', kind: 'lossy',
+    reason: 'hyparquet returns DECIMAL as a JS number: Number(unscaled) * 10 ** -scale',
+    how: 'selftest: DECIMAL(38,10) values differ past 2^53; src/convert.js computes exactly that double',
+    match: t => t.type === 'decimal',
+    fn: (t, u) => Number(u) * 10 ** -t.scale,
+  },
+  {
+    reader: 'hyparquet', feature: 'type:map', kind: 'lossy',
+    reason: 'hyparquet returns MAP as a JS object: keys become property names, so key order follows JS rules and duplicate keys collapse',
+    how: 'selftest: map<int32,...> keys come back as strings, integer-like keys sorted',
+    match: t => t.type === 'map' && (isInt(t.key) || isStringy(t.key)),
+    fn: (t, entries) => {
+      const o = {};
+      for (const [k, v] of entries) o[String(k)] = v;
+      return Object.entries(o).map(([k, v]) => [isInt(t.key) ? BigInt(k) : k, v]);
+    },
+  },
+  {
+    reader: 'duckdb', feature: 'type:timestamp_ns_utc', kind: 'lossy',
+    reason: 'DuckDB reads TIMESTAMP(NANOS, isAdjustedToUTC=true) as TIMESTAMP WITH TIME ZONE, in microseconds truncated toward zero',
+    how: 'selftest: arrow-rs-written TIMESTAMP(NANOS,true); -1 ns reads as 0 us, 9223372036854775806 ns as 9223372036854775 us',
+    match: t => t.type === 'timestamp_ns' && t.utc === true,
+    fn: (t, v) => v / 1000n * 1000n,
+  },
+  {
+    reader: 'parquet-wasm', feature: 'type:interval', kind: 'lossy',
+    reason: 'arrow-rs reads INTERVAL as Arrow Interval<DAY_TIME>, which has no months field; days and millis are still compared',
+    how: 'selftest: DuckDB-written INTERVAL \'1 month 2 days 3 seconds\' reads as {days:2, millis:3000}',
+    match: t => t.type === 'interval',
+    fn: (t, v) => ({ months: 'dropped', days: v.days, millis: v.millis }),
+  },
+];
+
+/* Limits of `reader` that apply to a file with feature set `features`. */
+export function limitsFor(reader, features) {
+  return LIMITS.filter(l => l.reader === reader && features.has(l.feature));
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// read.mjs - interop check: every NAME.parquet in DIR that has a
+// NAME.expect.json is read with DuckDB, parquet-wasm and hyparquet and every
+// value compared with the expectation (README.md).
+//
+//   node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet] [--only SUBSTR]
+//                     [--meta] [--timeout SECONDS]
+//
+// One line per (file, reader): PASS, FAIL (first difference) or SKIP (reader,
+// feature, reason); then "N passed, M failed, K skipped"; exit 1 on any FAIL.
+// Each reader runs in a child process of its own, so a reader that crashes
+// or hangs on one file fails that file only.
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+
+function usage(msg) {
+  if (msg) console.error(`read.mjs: ${msg}`);
+  console.error('usage: node read.mjs DIR [--readers r1,r2] [--only SUBSTR] [--meta] [--timeout SECONDS]');
+  process.exit(2);
+}
+
+async function worker(readerName, meta, files) {
+  const { checkFile } = await import('./check.mjs');
+  const hyparquet = await import('./reader_hyparquet.mjs');
+  const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+  for (const file of files) {
+    out({ start: file });
+    let features = new Set(), note = '';
+    try {
+      features = hyparquet.fileFeatures(file);
+    } catch (e) {
+      note = `(footer not parsed for codec/encoding features: ${String(e.message).split('\n')[0]})`;
+    }
+    const r = await checkFile(readerName, file, features);
+    if (note) r.msg = r.msg ? `${r.msg} ${note}` : note;
+    if (meta && readerName === 'duckdb') {
+      try {
+        const duckdb = await import('./reader_duckdb.mjs');
+        const d = await duckdb.describe(file);
+        fs.writeFileSync(file.replace(/\.parquet$/, '.duckdb-meta.json'), JSON.stringify(d, null, 1));
+      } catch (e) {
+        r.msg = `${r.msg ? r.msg + ' ' : ''}(parquet_metadata failed: ${String(e.message).split('\n')[0]})`;
+      }
+    }
+    out({ file, status: r.status, msg: r.msg });
+  }
+  await new Promise(res => process.stdout.write('', res));
+  process.exit(0);
+}
+
+/* Runs one reader over all files in child processes; restarts after a crash
+ * or timeout. Resolves to Map file -> {status, msg}. */
+function runReader(readerName, files, opts) {
+  const results = new Map();
+  return new Promise((resolve) => {
+    const startChild = (pending) => {
+      if (pending.length === 0) return resolve(results);
+      const args = [SELF, '--worker', readerName, ...(opts.meta ? ['--meta'] : []), ...pending];
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let current = null, stderr = '', timer = null, timedOut = false;
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeout * 1000);
+      };
+      arm();
+      child.stderr.on('data', d => { stderr = (stderr + d).slice(-2000); });
+      readline.createInterface({ input: child.stdout }).on('line', line => {
+        let o;
+        try { o = JSON.parse(line); } catch { return; }
+        arm();
+        if (o.start) current = o.start;
+        else if (o.file) { results.set(o.file, { status: o.status, msg: o.msg }); current = null; }
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        const rest = pending.filter(f => !results.has(f));
+        if (rest.length === 0) return resolve(results);
+        const victim = current || rest[0];
+        const why = timedOut ? `no result within ${opts.timeout} s (killed)`
+          : `reader process died (${signal || 'exit ' + code})`;
+        const tail = stderr.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
+        results.set(victim, { status: 'FAIL', msg: `${why}${tail ? ': ' + tail : ''}` });
+        startChild(rest.filter(f => f !== victim));
+      });
+    };
+    startChild(files);
+  });
+}
+
+async function main(argv) {
+  if (argv[0] === '--worker') {
+    const reader = argv[1];
+    const meta = argv[2] === '--meta';
+    return worker(reader, meta, argv.slice(meta ? 3 : 2));
+  }
+  const { READER_NAMES } = await import('./check.mjs');
+  const opts = { readers: READER_NAMES, meta: false, timeout: 300, only: null };
+  let dir = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--readers') opts.readers = (argv[++i] || '').split(',').filter(Boolean);
+    else if (a === '--only') opts.only = argv[++i];
+    else if (a === '--meta') opts.meta = true;
+    else if (a === '--timeout') opts.timeout = Number(argv[++i]);
+    else if (a.startsWith('--')) usage(`unknown option ${a}`);
+    else if (dir === null) dir = a;
+    else usage('one directory only');
+  }
+  if (!dir) usage();
+  for (const r of opts.readers) if (!READER_NAMES.includes(r)) usage(`unknown reader ${r} (know ${READER_NAMES.join(', ')})`);
+  if (!(opts.timeout > 0)) usage('bad --timeout');
+
+  let names;
+  try { names = fs.readdirSync(dir).sort(); } catch (e) { usage(`cannot read ${dir}: ${e.message}`); }
+  if (opts.only) names = names.filter(n => n.includes(opts.only));
+  const files = [];
+  let failed = 0, passed = 0, skipped = 0;
+  for (const n of names) {
+    if (n.endsWith('.parquet')) {
+      if (names.includes(n.replace(/\.parquet$/, '.expect.json'))) files.push(path.join(dir, n));
+      else console.log(`NOTE  ${n}: no ${n.replace(/\.parquet$/, '.expect.json')}, not checked`);
+    } else if (n.endsWith('.expect.json') && !names.includes(n.replace(/\.expect\.json$/, '.parquet'))) {
+      console.log(`FAIL  ${n}: expectation without ${n.replace(/\.expect\.json$/, '.parquet')}`);
+      failed++;
+    }
+  }
+  if (files.length === 0) {
+    console.log(`no NAME.parquet with NAME.expect.json in ${dir}`);
+    console.log(`${passed} passed, ${failed + 1} failed, ${skipped} skipped`);
+    process.exit(1);
+  }
+  const byReader = await Promise.all(opts.readers.map(r => runReader(r, files, opts)));
+  for (const f of files) {
+    opts.readers.forEach((r, k) => {
+      const res = byReader[k].get(f) || { status: 'FAIL', msg: 'no result' };
+      const tag = res.status.padEnd(4);
+      console.log(`${tag}  ${path.basename(f)}  ${r}${res.msg ? ': ' + res.msg : ''}`);
+      if (res.status === 'PASS') passed++;
+      else if (res.status === 'SKIP') skipped++;
+      else failed++;
+    });
+  }
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exit(failed ? 1 : 0);
+}
+
+main(process.argv.slice(2)).catch(e => {
+  console.error(e && e.stack ? e.stack : e);
+  process.exit(2);
+});
