@@ -57,6 +57,9 @@ void pq_chunk_meta_free(pq_chunk_meta *m)
     pq_buf_free(&m->index_bytes);
     pq_buf_free(&m->page_def_hist);
     pq_buf_free(&m->page_rep_hist);
+    if (m->bloom != NULL)
+        pq_bloom_free(m->bloom);
+    free(m->bloom);
     memset(m, 0, sizeof *m);
 }
 
@@ -78,6 +81,7 @@ typedef struct chunk_state {
     pq_encoding enc;
     pq_dict dict;
     bool dict_used;
+    bool dict_complete;          /* every value went into the dictionary */
     int dict_bit_width;
     pq_sort_order order;
     pq_stats page_stats, chunk_stats;
@@ -117,6 +121,7 @@ static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
             return PQ_OK;
     }
     *fits = pq_dict_plain_bytes(&st->dict) <= st->o->dictionary_max_bytes;
+    st->dict_complete = true;
     return PQ_OK;
 }
 
@@ -427,6 +432,79 @@ static int finish_chunk_stats(chunk_state *st)
     return rc;
 }
 
+/* Auto mode: identifiers are where a filter pays off: string-like columns
+ * with many distinct values. Low-cardinality columns are better served by
+ * the dictionary and min/max; numbers by min/max and the page index. */
+static bool bloom_wanted(const chunk_state *st, size_t distinct)
+{
+    const pq_node *n = st->col->node;
+    if (st->o->bloom >= 0)
+        return st->o->bloom == 1 && st->col->n_values > 0;
+    bool stringish = n->type == PQ_BYTE_ARRAY || n->logical.kind == PQ_LT_UUID;
+    bool geo = n->logical.kind == PQ_LT_GEOMETRY || n->logical.kind == PQ_LT_GEOGRAPHY;
+    return stringish && !geo && distinct >= 1024;
+}
+
+static uint64_t hash_value(const pq_column *c, const uint8_t *p, size_t len)
+{
+    switch (c->node->type) {
+    case PQ_INT32: { int32_t v; memcpy(&v, p, 4); return pq_bloom_hash_i32(v); }
+    case PQ_INT64: { int64_t v; memcpy(&v, p, 8); return pq_bloom_hash_i64(v); }
+    case PQ_FLOAT: { float v; memcpy(&v, p, 4); return pq_bloom_hash_float(v); }
+    case PQ_DOUBLE: { double v; memcpy(&v, p, 8); return pq_bloom_hash_double(v); }
+    case PQ_BYTE_ARRAY: return pq_bloom_hash_bytes(p, len);
+    default: return pq_bloom_hash_fixed(p, len);
+    }
+}
+
+/* With a dictionary, each distinct value is hashed once; without one,
+ * every value is (duplicates set the same bits). */
+static void bloom_fill(const chunk_state *st, pq_bloom *b)
+{
+    const pq_column *c = st->col;
+    if (st->dict_used) {
+        uint32_t n = (uint32_t)pq_dict_count(&st->dict);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t len;
+            const uint8_t *p = pq_dict_entry(&st->dict, i, &len);
+            pq_bloom_insert_hash(b, hash_value(c, p, len));
+        }
+        return;
+    }
+    const uint32_t *off = pq_column_offsets(c);
+    for (size_t i = 0; i < c->n_values; i++) {
+        if (c->node->type == PQ_BYTE_ARRAY)
+            pq_bloom_insert_hash(b, hash_value(c, c->heap.data + off[i], off[i + 1] - off[i]));
+        else
+            pq_bloom_insert_hash(b, hash_value(c, c->values.data + i * c->width, c->width));
+    }
+}
+
+/* ndv: configured, else the exact distinct count when the dictionary saw
+ * every value, else the value count (an upper bound: the filter comes out
+ * larger than needed, never worse than the configured fpp). */
+static int build_bloom(chunk_state *st, pq_err *err)
+{
+    const pq_column *c = st->col;
+    bool dict_complete = st->dict_used || st->dict_complete;
+    size_t distinct = dict_complete ? pq_dict_count(&st->dict) : c->n_values;
+    if (c->node->type == PQ_BOOLEAN || !bloom_wanted(st, distinct))
+        return PQ_OK;
+    uint64_t ndv = st->o->bloom_ndv ? st->o->bloom_ndv : distinct;
+    double fpp = st->o->bloom_fpp > 0 ? st->o->bloom_fpp : 0.01;
+    pq_bloom *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
+    int rc = pq_bloom_init(b, pq_bloom_optimal_bytes(ndv, fpp), err);
+    if (rc != 0) {
+        free(b);
+        return rc;
+    }
+    bloom_fill(st, b);
+    st->meta->bloom = b;
+    return PQ_OK;
+}
+
 static int meta_init(pq_chunk_meta *m, const pq_column *col, const pq_chunk_opts *o)
 {
     memset(m, 0, sizeof *m);
@@ -492,6 +570,7 @@ int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *
     rc = rc ? rc : write_pages(&st, err);
     if (rc == 0 && (rc = finish_chunk_stats(&st)) != 0)
         rc = pq_err_set(err, rc, "column '%s': statistics failed", node->path);
+    rc = rc ? rc : build_bloom(&st, err);
     meta->encodings |= 1u << st.enc;
     if (has_dict)
         pq_dict_free(&st.dict);

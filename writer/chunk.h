@@ -4,6 +4,7 @@
 #ifndef PQ_CHUNK_H
 #define PQ_CHUNK_H
 
+#include "bloom.h"
 #include "buf.h"
 #include "column.h"
 #include "compress.h"
@@ -25,6 +26,9 @@ typedef struct pq_chunk_opts {
     size_t page_max_bytes;
     size_t page_max_rows;
     bool page_index;
+    int bloom;                   /* -1 auto, 0 off, 1 on */
+    double bloom_fpp;
+    uint64_t bloom_ndv;          /* 0: the chunk's distinct count */
 } pq_chunk_opts;
 
 /* Where chunk bytes go, and the file offset they land at. */
@@ -75,6 +79,9 @@ typedef struct pq_chunk_meta {
     bool page_without_minmax;
     int32_t boundary_order;      /* BoundaryOrder of the page min/max */
     bool write_column_index;
+    pq_bloom *bloom;             /* NULL: no filter for this chunk */
+    int64_t bloom_offset;
+    int32_t bloom_length;
     int64_t column_index_offset, offset_index_offset;
     int32_t column_index_length, offset_index_length;
 } pq_chunk_meta;

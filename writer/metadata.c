@@ -178,6 +178,10 @@ static void write_column_metadata(pq_thrift *t, const pq_chunk_meta *m)
     if (m->has_stats)
         write_chunk_statistics(t, m);
     write_encoding_stats(t, m);
+    if (m->bloom_length > 0) {
+        pq_thrift_field_i64(t, 14, m->bloom_offset);
+        pq_thrift_field_i32(t, 15, m->bloom_length);
+    }
     write_size_statistics(t, m);
     pq_thrift_struct_end(t);
 }

@@ -84,6 +84,12 @@ static int resolve_chunk_opts(pq_writer *w, const pq_node *n, pq_chunk_opts *c, 
     c->page_max_bytes = o->page_max_bytes;
     c->page_max_rows = o->page_max_rows;
     c->page_index = o->page_index;
+    c->bloom = co->bloom;
+    c->bloom_fpp = co->bloom_fpp;
+    c->bloom_ndv = co->bloom_ndv;
+    if (c->bloom_fpp < 0 || c->bloom_fpp >= 1)
+        return pq_err_set(err, PQ_EINVAL, "column '%s': bloom fpp %g is not in (0, 1)",
+                          n->path, c->bloom_fpp);
     int rc = pq_codec_check_level(c->codec, c->codec_level, err);
     return rc ? rc : pq_chunk_check_encoding(n, c->encoding, err);
 }
@@ -292,6 +298,33 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
     return PQ_OK;
 }
 
+/* Bloom filters go together after the last row group (BloomFilter.md
+ * "File Format"), so a reader probing several row groups reads one range. */
+static int write_bloom_filters(pq_writer *w, pq_err *err)
+{
+    pq_buf buf;
+    pq_buf_init(&buf);
+    int rc = PQ_OK;
+    for (size_t g = 0; rc == 0 && g < w->n_rgs; g++) {
+        for (size_t c = 0; rc == 0 && c < w->n_cols; c++) {
+            pq_chunk_meta *m = &w->rgs[g].chunks[c];
+            if (m->bloom == NULL)
+                continue;
+            pq_buf_reset(&buf);
+            if (pq_bloom_write(m->bloom, &buf) != 0) {
+                rc = pq_err_set(err, PQ_ENOMEM, "writer: bloom filter for '%s' failed",
+                                m->node->path);
+                break;
+            }
+            m->bloom_offset = (int64_t)w->out.offset;
+            m->bloom_length = (int32_t)buf.len;
+            rc = pq_out_write(&w->out, buf.data, buf.len, err);
+        }
+    }
+    pq_buf_free(&buf);
+    return rc;
+}
+
 /* Page indexes go after the last row group, before the footer: all column
  * indexes, then all offset indexes (PageIndex.md), so a reader fetches
  * each kind with one read. */
@@ -361,7 +394,8 @@ int pq_writer_close(pq_writer *w, pq_err *err)
     int rc = pq_writer_flush_row_group(w, err);
     if (rc != 0)
         return rc;
-    if (w->opts.page_index) {
+    rc = write_bloom_filters(w, err);
+    if (rc == 0 && w->opts.page_index) {
         rc = write_page_indexes(w, true, err);
         rc = rc ? rc : write_page_indexes(w, false, err);
     }
