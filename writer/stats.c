@@ -267,6 +267,8 @@ static void store(pq_stats *s, pq_buf *b, const uint8_t *p, size_t len)
 static void offer_bytes(pq_stats *s, cmp_fn cmp, const uint8_t *lo, size_t llo,
                         const uint8_t *hi, size_t lhi)
 {
+    if (s->lost)
+        return; /* a stored bound may be missing: nothing to compare with */
     if (!s->has_min_max || cmp(lo, llo, s->min_bytes.data, s->min_bytes.len) < 0)
         store(s, &s->min_bytes, lo, llo);
     if (!s->has_min_max || cmp(hi, lhi, s->max_bytes.data, s->max_bytes.len) > 0)
@@ -469,9 +471,10 @@ int pq_stats_merge(pq_stats *into, const pq_stats *from)
     into->nan_count += from->nan_count;
     into->value_count += from->value_count;
     into->byte_array_bytes += from->byte_array_bytes;
-    into->lost |= from->lost;
+    bool was_lost = into->lost || from->lost;
+    into->lost = was_lost;
     if (!from->has_min_max)
-        return into->lost ? PQ_ENOMEM : PQ_OK;
+        return PQ_OK;
     switch (from->order) {
     case PQ_ORDER_NONE: break;
     case PQ_ORDER_SIGNED: offer_i(into, from->min.i, from->max.i); break;
@@ -484,7 +487,9 @@ int pq_stats_merge(pq_stats *into, const pq_stats *from)
                     from->min_bytes.len, from->max_bytes.data, from->max_bytes.len);
         break;
     }
-    return into->lost && !from->lost ? PQ_ENOMEM : PQ_OK;
+    /* Only a failure of this merge is reported; a bound lost earlier was
+     * already dropped quietly (has_min_max says so). */
+    return into->lost && !was_lost ? PQ_ENOMEM : PQ_OK;
 }
 
 bool pq_stats_has_min_max(const pq_stats *s)
