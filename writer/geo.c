@@ -295,7 +295,9 @@ static size_t coord_bytes(int dim)
 
 static coord take_coord(wkb *r, bool le, int dim)
 {
-    coord c = {take_f64(r, le), take_f64(r, le), NAN, NAN};
+    coord c = {0, 0, NAN, NAN};
+    c.x = take_f64(r, le); /* initialiser order is unspecified in C */
+    c.y = take_f64(r, le);
     if (dim == 1 || dim == 3)
         c.z = take_f64(r, le);
     if (dim == 2 || dim == 3)
