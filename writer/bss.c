@@ -27,6 +27,8 @@ int pq_bss_encode(pq_buf *out, const void *vals, size_t n, size_t width)
 {
     if (width == 0 || (n > 0 && vals == NULL) || n > SIZE_MAX / width)
         return PQ_EINVAL;
+    if (n == 0)
+        return 0; /* out->data may still be NULL: no pointer arithmetic */
     if (pq_buf_reserve(out, n * width) != 0)
         return PQ_ENOMEM;
     uint8_t *dst = out->data + out->len;

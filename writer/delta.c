@@ -59,8 +59,10 @@ static int de_flush(delta_enc *e)
     for (size_t m = 0, lo = 0; lo < e->nd; m++, lo += e->per_mini) {
         size_t hi = lo + e->per_mini < e->nd ? lo + e->per_mini : e->nd;
         uint64_t any = 0; /* the OR has the same bit width as the max */
-        for (size_t i = lo; i < hi; i++)
-            any |= e->d[i] -= (uint64_t)min;
+        for (size_t i = lo; i < hi; i++) {
+            e->d[i] -= (uint64_t)min; /* wraps into [0, 2^bits) */
+            any |= e->d[i];
+        }
         widths[m] = (uint8_t)pq_rle_bit_width(any);
         body += (size_t)e->per_mini * widths[m] / 8;
     }

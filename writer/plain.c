@@ -14,6 +14,8 @@ int pq_plain_encode_bool(pq_buf *out, const uint8_t *vals, size_t n)
     if (n > 0 && vals == NULL)
         return PQ_EINVAL;
     size_t nbytes = n / 8 + (n % 8 != 0);
+    if (nbytes == 0)
+        return 0; /* out->data may still be NULL: no pointer arithmetic */
     if (pq_buf_reserve(out, nbytes) != 0)
         return PQ_ENOMEM;
     uint8_t *dst = out->data + out->len;

@@ -150,6 +150,8 @@ int pq_bitpacked_encode_u16(pq_buf *out, const uint16_t *vals, size_t n, int bit
     if (bit_width < 0 || bit_width > 16 || (n > 0 && vals == NULL) || n > SIZE_MAX / 16)
         return PQ_EINVAL;
     size_t nbytes = (n * (size_t)bit_width + 7) / 8;
+    if (nbytes == 0)
+        return 0; /* out->data may still be NULL: no pointer arithmetic */
     if (pq_buf_reserve(out, nbytes) != 0)
         return PQ_ENOMEM;
     uint8_t *dst = out->data + out->len;
