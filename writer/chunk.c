@@ -33,6 +33,7 @@ void pq_chunk_work_init(pq_chunk_work *w)
     pq_buf_init(&w->page);
     pq_buf_init(&w->indices);
     pq_buf_init(&w->wide);
+    pq_buf_init(&w->crypt);
     pq_compressor_init(&w->comp);
 }
 
@@ -44,6 +45,7 @@ void pq_chunk_work_free(pq_chunk_work *w)
     pq_buf_free(&w->page);
     pq_buf_free(&w->indices);
     pq_buf_free(&w->wide);
+    pq_buf_free(&w->crypt);
     pq_compressor_free(&w->comp);
 }
 
@@ -57,6 +59,7 @@ void pq_chunk_meta_free(pq_chunk_meta *m)
     pq_buf_free(&m->index_bytes);
     pq_buf_free(&m->page_def_hist);
     pq_buf_free(&m->page_rep_hist);
+    pq_buf_free(&m->encrypted_meta);
     if (m->bloom != NULL)
         pq_bloom_free(m->bloom);
     free(m->bloom);
@@ -157,11 +160,18 @@ static int choose_encoding(chunk_state *st, pq_err *err)
     return PQ_OK;
 }
 
-static int emit_page(chunk_state *st, const pq_page_spec *spec, int64_t *offset_out,
+static int emit_page(chunk_state *st, pq_page_spec *spec, int64_t *offset_out,
                      size_t *size_out, pq_err *err)
 {
     pq_chunk_work *w = st->w;
     pq_page_result res;
+    pq_page_crypto crypto = {
+        .file = st->o->crypto_file, .key = st->o->crypto_key,
+        .row_group = st->o->row_group, .column = st->o->column,
+        .page = (int32_t)st->meta->n_pages, .scratch = &w->crypt,
+    };
+    if (crypto.key != NULL)
+        spec->crypto = &crypto;
     pq_buf_reset(&w->page);
     int rc = pq_page_build(spec, &w->comp, st->o->codec, st->o->codec_level, st->o->crc,
                            &w->scratch, &w->page, &res, err);
@@ -513,6 +523,11 @@ static int meta_init(pq_chunk_meta *m, const pq_column *col, const pq_chunk_opts
     m->num_values = (int64_t)col->n_levels;
     m->dictionary_page_offset = -1;
     m->data_page_offset = -1;
+    m->crypto_key = o->crypto_key;
+    m->crypto_key_id = o->crypto_key_id;
+    m->row_group = o->row_group;
+    m->column = o->column;
+    pq_buf_init(&m->encrypted_meta);
     m->data_page_type = o->page_version == 2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA;
     pq_buf_init(&m->min);
     pq_buf_init(&m->max);

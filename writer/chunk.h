@@ -29,6 +29,11 @@ typedef struct pq_chunk_opts {
     int bloom;                   /* -1 auto, 0 off, 1 on */
     double bloom_fpp;
     uint64_t bloom_ndv;          /* 0: the chunk's distinct count */
+    /* encryption: key NULL = plaintext column */
+    pq_crypto_file *crypto_file;
+    pq_crypto_key *crypto_key;
+    const char *crypto_key_id;
+    int32_t row_group, column;   /* ordinals for module AADs */
 } pq_chunk_opts;
 
 /* Where chunk bytes go, and the file offset they land at. */
@@ -79,6 +84,10 @@ typedef struct pq_chunk_meta {
     bool page_without_minmax;
     int32_t boundary_order;      /* BoundaryOrder of the page min/max */
     bool write_column_index;
+    pq_crypto_key *crypto_key;   /* NULL: plaintext chunk */
+    const char *crypto_key_id;   /* key_metadata of a column key */
+    int32_t row_group, column;
+    pq_buf encrypted_meta;       /* ColumnChunk.encrypted_column_metadata */
     pq_bloom *bloom;             /* NULL: no filter for this chunk */
     int64_t bloom_offset;
     int32_t bloom_length;
@@ -93,6 +102,7 @@ typedef struct pq_chunk_work {
     pq_buf levels, body, scratch, page;
     pq_buf indices;              /* uint32 dictionary index per value */
     pq_buf wide;                 /* uint16 booleans for RLE */
+    pq_buf crypt;                /* encryption scratch */
     pq_compressor comp;
 } pq_chunk_work;
 

@@ -159,10 +159,11 @@ static void write_chunk_statistics(pq_thrift *t, const pq_chunk_meta *m)
     pq_thrift_statistics(t, 12, &s);
 }
 
-static void write_column_metadata(pq_thrift *t, const pq_chunk_meta *m)
+/* The fields of ColumnMetaData; `stripped` leaves out what a plaintext
+ * footer must not reveal about an encrypted column (Encryption.md 5.5). */
+static void write_column_metadata_fields(pq_thrift *t, const pq_chunk_meta *m, bool stripped)
 {
     const pq_node *n = m->node;
-    pq_thrift_field_struct_begin(t, 3);
     pq_thrift_field_i32(t, 1, n->type);
     write_encodings(t, m);
     pq_thrift_field_list_begin(t, 3, PQ_TT_BINARY, n->n_path);
@@ -175,15 +176,25 @@ static void write_column_metadata(pq_thrift *t, const pq_chunk_meta *m)
     pq_thrift_field_i64(t, 9, m->data_page_offset);
     if (m->dictionary_page_offset >= 0)
         pq_thrift_field_i64(t, 11, m->dictionary_page_offset);
-    if (m->has_stats)
+    if (m->has_stats && !stripped)
         write_chunk_statistics(t, m);
     write_encoding_stats(t, m);
     if (m->bloom_length > 0) {
         pq_thrift_field_i64(t, 14, m->bloom_offset);
         pq_thrift_field_i32(t, 15, m->bloom_length);
     }
-    write_size_statistics(t, m);
-    pq_thrift_struct_end(t);
+    if (!stripped)
+        write_size_statistics(t, m);
+}
+
+int pq_meta_write_column_metadata(const pq_chunk_meta *m, pq_buf *out)
+{
+    pq_thrift t;
+    pq_thrift_init(&t, out);
+    pq_thrift_struct_begin(&t);
+    write_column_metadata_fields(&t, m, false);
+    pq_thrift_struct_end(&t);
+    return pq_thrift_error(&t);
 }
 
 static int64_t chunk_start(const pq_chunk_meta *m)
@@ -191,11 +202,41 @@ static int64_t chunk_start(const pq_chunk_meta *m)
     return m->dictionary_page_offset >= 0 ? m->dictionary_page_offset : m->data_page_offset;
 }
 
-static void write_column_chunk(pq_thrift *t, const pq_chunk_meta *m)
+static void write_crypto_metadata(pq_thrift *t, const pq_chunk_meta *m, const pq_file_meta *fm)
 {
+    if (m->crypto_key == fm->footer_key) {
+        pq_thrift_field_struct_begin(t, 8);
+        pq_thrift_field_struct_begin(t, 1); /* ENCRYPTION_WITH_FOOTER_KEY */
+        pq_thrift_struct_end(t);
+        pq_thrift_struct_end(t);
+        return;
+    }
+    const char *id = m->crypto_key_id;
+    pq_thrift_field_struct_begin(t, 8);
+    pq_thrift_field_struct_begin(t, 2); /* ENCRYPTION_WITH_COLUMN_KEY */
+    pq_thrift_field_list_begin(t, 1, PQ_TT_BINARY, m->node->n_path);
+    for (size_t i = 0; i < m->node->n_path; i++)
+        pq_thrift_list_binary(t, m->node->path_parts[i], strlen(m->node->path_parts[i]));
+    if (id != NULL)
+        pq_thrift_field_binary(t, 2, id, strlen(id));
+    pq_thrift_struct_end(t);
+    pq_thrift_struct_end(t);
+}
+
+/* Encrypted footer: a column with its own key hides its metadata in
+ * encrypted_column_metadata only. Plaintext footer: every encrypted column
+ * keeps a stripped meta_data for legacy readers plus the encrypted copy. */
+static void write_column_chunk(pq_thrift *t, const pq_chunk_meta *m, const pq_file_meta *fm)
+{
+    bool encrypted = m->crypto_key != NULL;
+    bool hidden = encrypted && !fm->plaintext_footer && m->crypto_key != fm->footer_key;
     pq_thrift_struct_begin(t);
     pq_thrift_field_i64(t, 2, chunk_start(m));
-    write_column_metadata(t, m);
+    if (!hidden) {
+        pq_thrift_field_struct_begin(t, 3);
+        write_column_metadata_fields(t, m, encrypted && fm->plaintext_footer);
+        pq_thrift_struct_end(t);
+    }
     if (m->offset_index_length > 0) {
         pq_thrift_field_i64(t, 4, m->offset_index_offset);
         pq_thrift_field_i32(t, 5, m->offset_index_length);
@@ -204,16 +245,20 @@ static void write_column_chunk(pq_thrift *t, const pq_chunk_meta *m)
         pq_thrift_field_i64(t, 6, m->column_index_offset);
         pq_thrift_field_i32(t, 7, m->column_index_length);
     }
+    if (encrypted)
+        write_crypto_metadata(t, m, fm);
+    if (m->encrypted_meta.len > 0)
+        pq_thrift_field_binary(t, 9, m->encrypted_meta.data, m->encrypted_meta.len);
     pq_thrift_struct_end(t);
 }
 
 static void write_row_group(pq_thrift *t, const pq_row_group_meta *rg, size_t n_leaves,
-                            size_t ordinal)
+                            size_t ordinal, const pq_file_meta *fm)
 {
     pq_thrift_struct_begin(t);
     pq_thrift_field_list_begin(t, 1, PQ_TT_STRUCT, n_leaves);
     for (size_t i = 0; i < n_leaves; i++)
-        write_column_chunk(t, &rg->chunks[i]);
+        write_column_chunk(t, &rg->chunks[i], fm);
     pq_thrift_field_i64(t, 2, rg->total_byte_size);
     pq_thrift_field_i64(t, 3, rg->num_rows);
     pq_thrift_field_i64(t, 5, rg->file_offset);
@@ -235,7 +280,7 @@ int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out)
     pq_thrift_field_i64(&t, 3, fm->num_rows);
     pq_thrift_field_list_begin(&t, 4, PQ_TT_STRUCT, fm->n_row_groups);
     for (size_t i = 0; i < fm->n_row_groups; i++)
-        write_row_group(&t, &fm->row_groups[i], s->n_leaves, i);
+        write_row_group(&t, &fm->row_groups[i], s->n_leaves, i, fm);
     if (fm->n_kv > 0) {
         pq_thrift_field_list_begin(&t, 5, PQ_TT_STRUCT, fm->n_kv);
         for (size_t i = 0; i < fm->n_kv; i++) {
@@ -255,6 +300,11 @@ int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out)
         pq_thrift_field_struct_begin(&t, (int16_t)pq_stats_column_order(order));
         pq_thrift_struct_end(&t);
         pq_thrift_struct_end(&t);
+    }
+    if (fm->crypto != NULL && fm->plaintext_footer) {
+        pq_crypto_thrift_algorithm(fm->crypto, &t, 8);
+        if (fm->footer_key_id != NULL)
+            pq_thrift_field_binary(&t, 9, fm->footer_key_id, strlen(fm->footer_key_id));
     }
     pq_thrift_struct_end(&t);
     return pq_thrift_error(&t);

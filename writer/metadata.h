@@ -26,9 +26,15 @@ typedef struct pq_file_meta {
     const pq_kv *kv;
     size_t n_kv;
     const char *created_by;
+    pq_crypto_file *crypto;      /* NULL: plaintext file */
+    bool plaintext_footer;
+    const pq_crypto_key *footer_key;
+    const char *footer_key_id;
 } pq_file_meta;
 
 int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out);
+/* ColumnMetaData as a top-level struct (for encrypted_column_metadata). */
+int pq_meta_write_column_metadata(const pq_chunk_meta *m, pq_buf *out);
 int pq_meta_write_column_index(const pq_chunk_meta *m, pq_buf *out);
 int pq_meta_write_offset_index(const pq_chunk_meta *m, pq_buf *out);
 

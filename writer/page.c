@@ -82,6 +82,56 @@ static int compress_body(const pq_page_spec *spec, pq_compressor *comp, pq_codec
     return pq_compressor_run(comp, codec, level, spec->body, spec->body_len, scratch, err);
 }
 
+/* Replaces the plaintext page bytes in scratch by their encrypted module;
+ * the CRC and compressed_page_size then describe the bytes as stored. */
+static int encrypt_body(const pq_page_spec *spec, pq_buf *scratch, pq_err *err)
+{
+    const pq_page_crypto *c = spec->crypto;
+    bool dict = spec->type == PQ_PAGE_DICTIONARY;
+    pq_buf_reset(c->scratch);
+    int rc = pq_crypto_encrypt_module(c->file, c->key, dict ? PQ_MODULE_DICT_PAGE
+                                                             : PQ_MODULE_DATA_PAGE,
+                                      c->row_group, c->column, dict ? 0 : c->page,
+                                      scratch->data, scratch->len, c->scratch, err);
+    if (rc != 0)
+        return rc;
+    pq_buf_reset(scratch);
+    return pq_buf_append(scratch, c->scratch->data, c->scratch->len) ? PQ_ENOMEM : PQ_OK;
+}
+
+static int write_header(const pq_page_spec *spec, pq_codec codec, size_t uncompressed,
+                        const pq_buf *body, bool crc, pq_buf *out)
+{
+    pq_thrift t;
+    pq_thrift_init(&t, out);
+    pq_thrift_struct_begin(&t);
+    pq_thrift_field_i32(&t, 1, spec->type);
+    pq_thrift_field_i32(&t, 2, (int32_t)uncompressed);
+    pq_thrift_field_i32(&t, 3, (int32_t)body->len);
+    if (crc) {
+        uLong c = crc32(0L, Z_NULL, 0);
+        c = crc32_z(c, body->data, body->len);
+        pq_thrift_field_i32(&t, 4, (int32_t)(uint32_t)c);
+    }
+    write_type_header(&t, spec, codec);
+    pq_thrift_struct_end(&t);
+    return pq_thrift_error(&t);
+}
+
+static int encrypt_header(const pq_page_spec *spec, pq_buf *out, size_t start, pq_err *err)
+{
+    const pq_page_crypto *c = spec->crypto;
+    bool dict = spec->type == PQ_PAGE_DICTIONARY;
+    pq_buf_reset(c->scratch);
+    if (pq_buf_append(c->scratch, out->data + start, out->len - start) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "page: out of memory");
+    out->len = start;
+    return pq_crypto_encrypt_module(c->file, c->key, dict ? PQ_MODULE_DICT_PAGE_HEADER
+                                                          : PQ_MODULE_DATA_PAGE_HEADER,
+                                    c->row_group, c->column, dict ? 0 : c->page,
+                                    c->scratch->data, c->scratch->len, out, err);
+}
+
 int pq_page_build(const pq_page_spec *spec, pq_compressor *comp, pq_codec codec,
                   int level, bool crc, pq_buf *scratch, pq_buf *out, pq_page_result *res,
                   pq_err *err)
@@ -89,28 +139,21 @@ int pq_page_build(const pq_page_spec *spec, pq_compressor *comp, pq_codec codec,
     size_t levels_len = spec->type == PQ_PAGE_DATA_V2 ? spec->rep_len + spec->def_len : 0;
     size_t uncompressed = levels_len + spec->body_len;
     int rc = compress_body(spec, comp, codec, level, scratch, err);
+    if (rc == 0 && spec->crypto)
+        rc = encrypt_body(spec, scratch, err);
     if (rc != 0)
         return rc;
     if (uncompressed > INT32_MAX || scratch->len > INT32_MAX)
         return pq_err_set(err, PQ_ELIMIT, "page: %zu bytes exceeds the 2 GiB page limit",
                           uncompressed);
     size_t start = out->len;
-    pq_thrift t;
-    pq_thrift_init(&t, out);
-    pq_thrift_struct_begin(&t);
-    pq_thrift_field_i32(&t, 1, spec->type);
-    pq_thrift_field_i32(&t, 2, (int32_t)uncompressed);
-    pq_thrift_field_i32(&t, 3, (int32_t)scratch->len);
-    if (crc) {
-        uLong c = crc32(0L, Z_NULL, 0);
-        c = crc32_z(c, scratch->data, scratch->len);
-        pq_thrift_field_i32(&t, 4, (int32_t)(uint32_t)c);
-    }
-    write_type_header(&t, spec, codec);
-    pq_thrift_struct_end(&t);
-    if (pq_thrift_error(&t) != 0 || pq_buf_append(out, scratch->data, scratch->len) != 0)
+    if (write_header(spec, codec, uncompressed, scratch, crc, out) != 0)
         return pq_err_set(err, PQ_ENOMEM, "page: out of memory");
-    res->header_len = out->len - start - scratch->len;
+    if (spec->crypto && (rc = encrypt_header(spec, out, start, err)) != 0)
+        return rc;
+    res->header_len = out->len - start;
+    if (pq_buf_append(out, scratch->data, scratch->len) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "page: out of memory");
     res->compressed_len = scratch->len;
     res->uncompressed_len = uncompressed;
     return PQ_OK;

@@ -4,6 +4,7 @@
 #define PQ_PAGE_H
 
 #include "buf.h"
+#include "crypto.h"
 #include "err.h"
 #include "thrift.h"
 #include "types.h"
@@ -22,6 +23,16 @@ typedef struct pq_stats_out {
 
 void pq_thrift_statistics(pq_thrift *t, int16_t fid, const pq_stats_out *s);
 
+/* Modular encryption of one page (Encryption.md 4.4.2): the page bytes and
+ * then the header become modules; ordinals go into their AADs. */
+typedef struct pq_page_crypto {
+    pq_crypto_file *file;
+    pq_crypto_key *key;
+    int32_t row_group, column;
+    int32_t page;                /* data-page ordinal in the chunk */
+    pq_buf *scratch;             /* reusable */
+} pq_page_crypto;
+
 typedef struct pq_page_spec {
     pq_page_type type;       /* DATA, DATA_V2 or DICTIONARY */
     int32_t num_values;      /* levels (data) or entries (dictionary) */
@@ -36,6 +47,7 @@ typedef struct pq_page_spec {
     const uint8_t *body;
     size_t body_len;
     const pq_stats_out *stats; /* NULL: none */
+    const pq_page_crypto *crypto; /* NULL: plaintext */
 } pq_page_spec;
 
 typedef struct pq_page_result {

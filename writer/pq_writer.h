@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto.h"
 #include "err.h"
 #include "types.h"
 
@@ -98,6 +99,31 @@ typedef struct pq_sink {
 /* A sink writing to an open file descriptor (not closed by the writer). */
 pq_sink pq_sink_fd(int *fd);
 
+/* Parquet Modular Encryption (Encryption.md). Keys are borrowed and must
+ * outlive the writer: a key counts its cipher invocations across every file
+ * it encrypts, so the caller keeps one pq_crypto_key per key for the life
+ * of the process and rotates keys when a write reports PQ_ELIMIT. */
+typedef struct pq_column_key {
+    const char *column;          /* top-level column or dotted leaf path; covers
+                                    every leaf below it */
+    pq_crypto_key *key;
+    const char *key_id;          /* key_metadata stored in the file; NULL: none */
+} pq_column_key;
+
+typedef struct pq_encryption_opts {
+    pq_crypto_algorithm algorithm;
+    bool plaintext_footer;       /* signed PAR1 footer instead of PARE */
+    pq_crypto_key *footer_key;
+    const char *footer_key_id;
+    const pq_column_key *columns; /* n_columns == 0: every column uses the
+                                     footer key (uniform encryption); else only
+                                     the listed columns are encrypted */
+    size_t n_columns;
+    const void *aad_prefix;      /* NULL: none */
+    size_t aad_prefix_len;
+    bool store_aad_prefix;       /* false: readers must supply the prefix */
+} pq_encryption_opts;
+
 typedef struct pq_writer_opts {
     pq_codec codec;              /* default ZSTD */
     int codec_level;             /* 0: codec default */
@@ -112,6 +138,8 @@ typedef struct pq_writer_opts {
     size_t row_group_max_bytes;  /* 0: no limit (default 64 MiB buffered) */
     bool page_index;             /* ColumnIndex + OffsetIndex (default true) */
     const char *created_by;      /* NULL: "parqd version <v>" */
+    const pq_encryption_opts *encryption; /* NULL: plaintext file; copied
+                                             at open, keys borrowed */
 } pq_writer_opts;
 
 void pq_writer_opts_default(pq_writer_opts *o);

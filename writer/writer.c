@@ -25,6 +25,12 @@ struct pq_writer {
     pq_kv *kv;
     size_t n_kv;
     uint64_t rows_written, rows_buffered;
+    /* encryption (NULL crypto: plaintext file) */
+    pq_encryption_opts enc;
+    pq_crypto_file crypto_file;
+    pq_crypto_file *crypto;
+    char **key_ids;              /* per leaf, copied */
+    char *footer_key_id;
     bool closed;
     int failed;                 /* first fatal error; the file is unusable */
 };
@@ -103,6 +109,70 @@ static int check_opts(const pq_writer_opts *o, pq_err *err)
     return pq_codec_check_level(o->codec, o->codec_level, err);
 }
 
+/* Which key encrypts a leaf: the first configured column that is the leaf
+ * or an ancestor of it; with no columns configured, the footer key
+ * (uniform encryption); otherwise none. */
+static const pq_column_key *column_key_for(const pq_encryption_opts *e, const pq_node *n)
+{
+    for (size_t i = 0; i < e->n_columns; i++) {
+        const char *c = e->columns[i].column;
+        size_t len = strlen(c);
+        if (strncmp(n->path, c, len) == 0 && (n->path[len] == '\0' || n->path[len] == '.'))
+            return &e->columns[i];
+    }
+    return NULL;
+}
+
+static int setup_leaf_crypto(pq_writer *w, size_t leaf, pq_chunk_opts *c, pq_err *err)
+{
+    const pq_encryption_opts *e = &w->enc;
+    const pq_node *n = pq_schema_leaf_node(w->schema, leaf);
+    const pq_column_key *ck = column_key_for(e, n);
+    c->crypto_file = w->crypto;
+    c->column = (int32_t)leaf;
+    if (e->n_columns == 0) {
+        c->crypto_key = e->footer_key;
+        return PQ_OK;
+    }
+    if (ck == NULL)
+        return PQ_OK;
+    if (ck->key == NULL)
+        return pq_err_set(err, PQ_EINVAL, "encryption: column '%s' has no key", ck->column);
+    c->crypto_key = ck->key;
+    if (ck->key_id && !(w->key_ids[leaf] = strdup(ck->key_id)))
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    c->crypto_key_id = w->key_ids[leaf];
+    return PQ_OK;
+}
+
+static int setup_crypto(pq_writer *w, pq_err *err)
+{
+    const pq_encryption_opts *e = &w->enc;
+    if (e->footer_key == NULL)
+        return pq_err_set(err, PQ_EINVAL, "encryption: a footer key is required");
+    if (e->algorithm != PQ_AES_GCM_V1 && e->algorithm != PQ_AES_GCM_CTR_V1)
+        return pq_err_set(err, PQ_EINVAL, "encryption: unknown algorithm %d", (int)e->algorithm);
+    for (size_t i = 0; i < e->n_columns; i++) {
+        bool found = false;
+        for (size_t l = 0; l < w->n_cols && !found; l++)
+            found = column_key_for(&(pq_encryption_opts){.columns = &e->columns[i],
+                                                           .n_columns = 1},
+                                   pq_schema_leaf_node(w->schema, l)) != NULL;
+        if (!found)
+            return pq_err_set(err, PQ_EINVAL, "encryption: column '%s' is not in the schema",
+                              e->columns[i].column);
+    }
+    int rc = pq_crypto_file_init(&w->crypto_file, e->algorithm, e->aad_prefix,
+                                 e->aad_prefix_len, e->store_aad_prefix, err);
+    if (rc != 0)
+        return rc;
+    w->crypto = &w->crypto_file;
+    w->key_ids = calloc(w->n_cols, sizeof *w->key_ids);
+    if (e->footer_key_id && !(w->footer_key_id = strdup(e->footer_key_id)))
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    return w->key_ids ? PQ_OK : pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+}
+
 static int writer_setup(pq_writer *w, pq_err *err)
 {
     w->n_cols = pq_schema_num_leaves(w->schema);
@@ -110,15 +180,21 @@ static int writer_setup(pq_writer *w, pq_err *err)
     w->chunk_opts = calloc(w->n_cols, sizeof *w->chunk_opts);
     if (w->cols == NULL || w->chunk_opts == NULL)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    int rc = w->opts.encryption ? setup_crypto(w, err) : 0;
+    if (rc != 0)
+        return rc;
     for (size_t i = 0; i < w->n_cols; i++) {
         const pq_node *n = pq_schema_leaf_node(w->schema, i);
-        int rc = resolve_chunk_opts(w, n, &w->chunk_opts[i], err);
+        rc = resolve_chunk_opts(w, n, &w->chunk_opts[i], err);
+        if (rc == 0 && w->crypto)
+            rc = setup_leaf_crypto(w, i, &w->chunk_opts[i], err);
         if (rc != 0)
             return rc;
         if (pq_column_init(&w->cols[i], n) != 0)
             return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     }
-    return pq_out_write(&w->out, "PAR1", 4, err);
+    bool pare = w->crypto && !w->enc.plaintext_footer;
+    return pq_out_write(&w->out, pare ? "PARE" : "PAR1", 4, err);
 }
 
 int pq_writer_open(pq_writer **out, pq_schema *schema, const pq_writer_opts *opts,
@@ -141,6 +217,9 @@ int pq_writer_open(pq_writer **out, pq_schema *schema, const pq_writer_opts *opt
     snprintf(w->created_by, sizeof w->created_by, "%s",
              opts->created_by ? opts->created_by : "parqd version " PARQD_VERSION);
     w->opts.created_by = w->created_by;
+    if (opts->encryption != NULL)
+        w->enc = *opts->encryption;
+    w->opts.encryption = opts->encryption ? &w->enc : NULL;
     w->out.sink = sink;
     pq_chunk_work_init(&w->work);
     rc = writer_setup(w, err);
@@ -176,6 +255,12 @@ void pq_writer_destroy(pq_writer *w)
         free(w->kv[i].value);
     }
     free(w->kv);
+    for (size_t i = 0; w->key_ids && i < w->n_cols; i++)
+        free(w->key_ids[i]);
+    free(w->key_ids);
+    free(w->footer_key_id);
+    if (w->crypto)
+        pq_crypto_file_free(w->crypto);
     pq_chunk_work_free(&w->work);
     free(w);
 }
@@ -258,8 +343,12 @@ static int grow_row_groups(pq_writer *w, pq_err *err)
 static int write_row_group(pq_writer *w, pq_row_group_meta *rg, pq_err *err)
 {
     rg->file_offset = (int64_t)w->out.offset;
+    if (w->crypto && w->n_rgs > PQ_CRYPTO_MAX_ORDINAL + 1)
+        return pq_err_set(err, PQ_ELIMIT, "encryption: more than %d row groups in one file; "
+                          "rotate files sooner", PQ_CRYPTO_MAX_ORDINAL + 1);
     for (size_t i = 0; i < w->n_cols; i++) {
         pq_chunk_meta *m = &rg->chunks[i];
+        w->chunk_opts[i].row_group = (int32_t)(w->n_rgs - 1);
         int rc = pq_chunk_write(&w->work, &w->cols[i], &w->chunk_opts[i], &w->out, m, err);
         if (rc != 0)
             return rc;
@@ -298,65 +387,164 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
     return PQ_OK;
 }
 
+/* Writes plain as is, or as an encrypted module of an encrypted chunk.
+ * Returns the number of bytes written in *len. */
+static int write_module(pq_writer *w, const pq_chunk_meta *m, pq_crypto_module type,
+                        const pq_buf *plain, pq_buf *scratch, size_t *len, pq_err *err)
+{
+    if (m->crypto_key == NULL) {
+        *len = plain->len;
+        return pq_out_write(&w->out, plain->data, plain->len, err);
+    }
+    pq_buf_reset(scratch);
+    int rc = pq_crypto_encrypt_module(w->crypto, m->crypto_key, type, m->row_group, m->column,
+                                      0, plain->data, plain->len, scratch, err);
+    *len = scratch->len;
+    return rc ? rc : pq_out_write(&w->out, scratch->data, scratch->len, err);
+}
+
+/* Header and bitset are separate modules when encrypted (Encryption.md
+ * 4.4.2), written back to back; bloom_filter_length covers both. */
+static int write_bloom(pq_writer *w, pq_chunk_meta *m, pq_buf *hdr, pq_buf *bits,
+                       pq_buf *scratch, pq_err *err)
+{
+    pq_buf_reset(hdr);
+    pq_buf_reset(bits);
+    if (pq_bloom_write_split(m->bloom, hdr, bits) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "writer: bloom filter for '%s' failed", m->node->path);
+    size_t a, b;
+    m->bloom_offset = (int64_t)w->out.offset;
+    int rc = write_module(w, m, PQ_MODULE_BLOOM_HEADER, hdr, scratch, &a, err);
+    rc = rc ? rc : write_module(w, m, PQ_MODULE_BLOOM_BITSET, bits, scratch, &b, err);
+    m->bloom_length = rc ? 0 : (int32_t)(a + b);
+    return rc;
+}
+
 /* Bloom filters go together after the last row group (BloomFilter.md
  * "File Format"), so a reader probing several row groups reads one range. */
 static int write_bloom_filters(pq_writer *w, pq_err *err)
 {
-    pq_buf buf;
-    pq_buf_init(&buf);
+    pq_buf hdr, bits, scratch;
+    pq_buf_init(&hdr);
+    pq_buf_init(&bits);
+    pq_buf_init(&scratch);
     int rc = PQ_OK;
-    for (size_t g = 0; rc == 0 && g < w->n_rgs; g++) {
-        for (size_t c = 0; rc == 0 && c < w->n_cols; c++) {
-            pq_chunk_meta *m = &w->rgs[g].chunks[c];
-            if (m->bloom == NULL)
-                continue;
-            pq_buf_reset(&buf);
-            if (pq_bloom_write(m->bloom, &buf) != 0) {
-                rc = pq_err_set(err, PQ_ENOMEM, "writer: bloom filter for '%s' failed",
-                                m->node->path);
-                break;
-            }
-            m->bloom_offset = (int64_t)w->out.offset;
-            m->bloom_length = (int32_t)buf.len;
-            rc = pq_out_write(&w->out, buf.data, buf.len, err);
-        }
-    }
-    pq_buf_free(&buf);
+    for (size_t g = 0; rc == 0 && g < w->n_rgs; g++)
+        for (size_t c = 0; rc == 0 && c < w->n_cols; c++)
+            if (w->rgs[g].chunks[c].bloom != NULL)
+                rc = write_bloom(w, &w->rgs[g].chunks[c], &hdr, &bits, &scratch, err);
+    pq_buf_free(&hdr);
+    pq_buf_free(&bits);
+    pq_buf_free(&scratch);
     return rc;
 }
 
-/* Page indexes go after the last row group, before the footer: all column
+static int write_page_index(pq_writer *w, pq_chunk_meta *m, bool column, pq_buf *buf,
+                            pq_buf *scratch, pq_err *err)
+{
+    pq_buf_reset(buf);
+    int rc = column ? pq_meta_write_column_index(m, buf) : pq_meta_write_offset_index(m, buf);
+    if (rc != 0)
+        return pq_err_set(err, rc, "writer: page index for '%s' failed", m->node->path);
+    int64_t at = (int64_t)w->out.offset;
+    size_t len;
+    rc = write_module(w, m, column ? PQ_MODULE_COLUMN_INDEX : PQ_MODULE_OFFSET_INDEX, buf,
+                      scratch, &len, err);
+    if (column) {
+        m->column_index_offset = at;
+        m->column_index_length = (int32_t)len;
+    } else {
+        m->offset_index_offset = at;
+        m->offset_index_length = (int32_t)len;
+    }
+    return rc;
+}
+
+/* Page indexes go after the bloom filters, before the footer: all column
  * indexes, then all offset indexes (PageIndex.md), so a reader fetches
  * each kind with one read. */
 static int write_page_indexes(pq_writer *w, bool column, pq_err *err)
 {
-    pq_buf buf;
+    pq_buf buf, scratch;
     pq_buf_init(&buf);
+    pq_buf_init(&scratch);
     int rc = PQ_OK;
     for (size_t g = 0; rc == 0 && g < w->n_rgs; g++) {
         for (size_t c = 0; rc == 0 && c < w->n_cols; c++) {
             pq_chunk_meta *m = &w->rgs[g].chunks[c];
-            if (column && !m->write_column_index)
-                continue;
-            pq_buf_reset(&buf);
-            rc = column ? pq_meta_write_column_index(m, &buf) : pq_meta_write_offset_index(m, &buf);
-            if (rc != 0) {
-                rc = pq_err_set(err, rc, "writer: page index for '%s' failed", m->node->path);
-                break;
-            }
-            int64_t at = (int64_t)w->out.offset;
-            rc = pq_out_write(&w->out, buf.data, buf.len, err);
-            if (column) {
-                m->column_index_offset = at;
-                m->column_index_length = (int32_t)buf.len;
-            } else {
-                m->offset_index_offset = at;
-                m->offset_index_length = (int32_t)buf.len;
-            }
+            if (!column || m->write_column_index)
+                rc = write_page_index(w, m, column, &buf, &scratch, err);
         }
     }
     pq_buf_free(&buf);
+    pq_buf_free(&scratch);
     return rc;
+}
+
+/* Encryption.md 5.3-5.5: a column with its own key (encrypted footer), or
+ * any encrypted column (plaintext footer), carries its full ColumnMetaData
+ * encrypted with the column key. */
+static int encrypt_column_metadata(pq_writer *w, pq_err *err)
+{
+    pq_buf plain;
+    pq_buf_init(&plain);
+    int rc = PQ_OK;
+    for (size_t g = 0; rc == 0 && g < w->n_rgs; g++) {
+        for (size_t c = 0; rc == 0 && c < w->n_cols; c++) {
+            pq_chunk_meta *m = &w->rgs[g].chunks[c];
+            bool needed = m->crypto_key &&
+                          (w->enc.plaintext_footer || m->crypto_key != w->enc.footer_key);
+            if (!needed)
+                continue;
+            pq_buf_reset(&plain);
+            pq_buf_reset(&m->encrypted_meta);
+            rc = pq_meta_write_column_metadata(m, &plain);
+            rc = rc ? pq_err_set(err, rc, "writer: out of memory")
+                    : pq_crypto_encrypt_module(w->crypto, m->crypto_key, PQ_MODULE_COLUMN_META,
+                                               m->row_group, m->column, 0, plain.data,
+                                               plain.len, &m->encrypted_meta, err);
+        }
+    }
+    pq_buf_free(&plain);
+    return rc;
+}
+
+static int write_tail(pq_writer *w, uint32_t len, const char *magic, pq_err *err)
+{
+    uint8_t tail[8];
+    for (size_t i = 0; i < 4; i++)
+        tail[i] = (uint8_t)(len >> (8 * i));
+    memcpy(tail + 4, magic, 4);
+    return pq_out_write(&w->out, tail, sizeof tail, err);
+}
+
+/* PARE: FileCryptoMetaData, then the FileMetaData as a GCM footer module;
+ * the length covers both (Encryption.md 5.4). */
+static int write_encrypted_footer(pq_writer *w, const pq_buf *footer, pq_err *err)
+{
+    pq_buf out;
+    pq_buf_init(&out);
+    const char *id = w->footer_key_id;
+    int rc = pq_crypto_write_file_crypto_metadata(w->crypto, id, id ? strlen(id) : 0, &out);
+    if (rc != 0)
+        rc = pq_err_set(err, rc, "writer: out of memory");
+    rc = rc ? rc : pq_crypto_encrypt_module(w->crypto, w->enc.footer_key, PQ_MODULE_FOOTER, 0, 0,
+                                            0, footer->data, footer->len, &out, err);
+    rc = rc ? rc : pq_out_write(&w->out, out.data, out.len, err);
+    rc = rc ? rc : write_tail(w, (uint32_t)out.len, "PARE", err);
+    pq_buf_free(&out);
+    return rc;
+}
+
+/* PAR1 with a 28-byte signature after the footer (Encryption.md 5.5). */
+static int write_signed_footer(pq_writer *w, const pq_buf *footer, pq_err *err)
+{
+    uint8_t sig[PQ_CRYPTO_SIGNATURE_LEN];
+    int rc = pq_crypto_sign_footer(w->crypto, w->enc.footer_key, footer->data, footer->len,
+                                   sig, err);
+    rc = rc ? rc : pq_out_write(&w->out, footer->data, footer->len, err);
+    rc = rc ? rc : pq_out_write(&w->out, sig, sizeof sig, err);
+    return rc ? rc : write_tail(w, (uint32_t)(footer->len + sizeof sig), "PAR1", err);
 }
 
 static int write_footer(pq_writer *w, pq_err *err)
@@ -370,21 +558,24 @@ static int write_footer(pq_writer *w, pq_err *err)
         .kv = w->kv,
         .n_kv = w->n_kv,
         .created_by = w->created_by,
+        .crypto = w->crypto,
+        .plaintext_footer = w->enc.plaintext_footer,
+        .footer_key = w->enc.footer_key,
+        .footer_key_id = w->footer_key_id,
     };
     pq_buf buf;
     pq_buf_init(&buf);
     int rc = pq_meta_write_file(&fm, &buf);
-    if (rc != 0) {
-        pq_buf_free(&buf);
-        return pq_err_set(err, rc, "writer: serializing the footer failed");
-    }
-    uint8_t tail[8];
-    uint32_t len = (uint32_t)buf.len;
-    for (size_t i = 0; i < 4; i++)
-        tail[i] = (uint8_t)(len >> (8 * i));
-    memcpy(tail + 4, "PAR1", 4);
-    rc = pq_out_write(&w->out, buf.data, buf.len, err);
-    rc = rc ? rc : pq_out_write(&w->out, tail, sizeof tail, err);
+    if (rc != 0)
+        rc = pq_err_set(err, rc, "writer: serializing the footer failed");
+    else if (w->crypto && !w->enc.plaintext_footer)
+        rc = write_encrypted_footer(w, &buf, err);
+    else if (w->crypto)
+        rc = write_signed_footer(w, &buf, err);
+    else
+        rc = pq_out_write(&w->out, buf.data, buf.len, err);
+    if (rc == 0 && !w->crypto)
+        rc = write_tail(w, (uint32_t)buf.len, "PAR1", err);
     pq_buf_free(&buf);
     return rc;
 }
@@ -399,6 +590,8 @@ int pq_writer_close(pq_writer *w, pq_err *err)
         rc = write_page_indexes(w, true, err);
         rc = rc ? rc : write_page_indexes(w, false, err);
     }
+    if (rc == 0 && w->crypto)
+        rc = encrypt_column_metadata(w, err);
     rc = rc ? rc : write_footer(w, err);
     w->closed = true;
     if (rc != 0)
