@@ -38,7 +38,7 @@ static int cp_uvarint(cp_reader *r, uint64_t *v)
 {
     *v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-        uint8_t b;
+        uint8_t b = 0;
         if (cp_byte(r, &b) != 0)
             return PQ_EPARSE;
         *v |= (uint64_t)(b & 0x7f) << shift;
@@ -59,7 +59,7 @@ static int cp_take(cp_reader *r, uint64_t len, const uint8_t **p)
 
 static int cp_binary(cp_reader *r, const uint8_t **p, size_t *len)
 {
-    uint64_t n;
+    uint64_t n = 0;
     if (cp_uvarint(r, &n) != 0 || cp_take(r, n, p) != 0)
         return PQ_EPARSE;
     *len = (size_t)n;
@@ -75,7 +75,7 @@ static int cp_skip_list(cp_reader *r, int depth);
 
 static int cp_skip(cp_reader *r, int type, bool in_list, int depth)
 {
-    uint64_t v;
+    uint64_t v = 0;
     const uint8_t *p;
     if (depth > CP_MAX_DEPTH)
         return cp_fail(r, "nesting too deep");
@@ -110,7 +110,7 @@ static int cp_skip(cp_reader *r, int type, bool in_list, int depth)
 
 static int cp_skip_list(cp_reader *r, int depth)
 {
-    uint8_t h;
+    uint8_t h = 0;
     if (cp_byte(r, &h) != 0)
         return PQ_EPARSE;
     uint64_t size = h >> 4;
@@ -127,7 +127,7 @@ static int cp_skip_list(cp_reader *r, int depth)
 /* Reads one field header; *type = 0 at the struct's stop byte. */
 static int cp_field(cp_reader *r, int16_t *last, int *type, int16_t *fid)
 {
-    uint8_t h;
+    uint8_t h = 0;
     if (cp_byte(r, &h) != 0)
         return PQ_EPARSE;
     *type = h & 0x0f;
@@ -136,7 +136,7 @@ static int cp_field(cp_reader *r, int16_t *last, int *type, int16_t *fid)
     if ((h >> 4) != 0) {
         *fid = (int16_t)(*last + (h >> 4));
     } else {
-        uint64_t z;
+        uint64_t z = 0;
         if (cp_uvarint(r, &z) != 0)
             return PQ_EPARSE;
         *fid = (int16_t)((z >> 1) ^ (~(z & 1) + 1)); /* zigzag */
@@ -147,8 +147,8 @@ static int cp_field(cp_reader *r, int16_t *last, int *type, int16_t *fid)
 
 static int cp_skip_struct(cp_reader *r, int depth)
 {
-    int16_t last = 0, fid;
-    int type;
+    int16_t last = 0, fid = 0;
+    int type = 0;
     for (;;) {
         if (cp_field(r, &last, &type, &fid) != 0)
             return PQ_EPARSE;
@@ -165,8 +165,8 @@ static int cp_skip_struct(cp_reader *r, int depth)
  * 3: supply_aad_prefix }. */
 static int cp_aes_member(cp_reader *r, pqt_crypto_meta *m)
 {
-    int16_t last = 0, fid;
-    int type;
+    int16_t last = 0, fid = 0;
+    int type = 0;
     for (;;) {
         if (cp_field(r, &last, &type, &fid) != 0)
             return PQ_EPARSE;
@@ -192,8 +192,8 @@ static int cp_aes_member(cp_reader *r, pqt_crypto_meta *m)
 /* union EncryptionAlgorithm { 1: AesGcmV1, 2: AesGcmCtrV1 } */
 static int cp_algorithm(cp_reader *r, pqt_crypto_meta *m)
 {
-    int16_t last = 0, fid;
-    int type;
+    int16_t last = 0, fid = 0;
+    int type = 0;
     for (;;) {
         if (cp_field(r, &last, &type, &fid) != 0)
             return PQ_EPARSE;
@@ -217,8 +217,8 @@ static int cp_crypto_struct(const uint8_t *p, size_t n, int16_t alg_fid, int16_t
 {
     cp_reader r = { p, n, 0, err };
     memset(m, 0, sizeof *m);
-    int16_t last = 0, fid;
-    int type;
+    int16_t last = 0, fid = 0;
+    int type = 0;
     for (;;) {
         if (cp_field(&r, &last, &type, &fid) != 0)
             return PQ_EPARSE;
@@ -322,7 +322,7 @@ int pqt_decrypt_gcm_module(const pq_crypto_key *key, const void *aad, size_t aad
                            const uint8_t *module, size_t n, pq_buf *out,
                            size_t *consumed, pq_err *err)
 {
-    uint32_t len;
+    uint32_t len = 0;
     int rc = dec_frame(module, n, PQ_CRYPTO_NONCE_LEN + PQ_CRYPTO_TAG_LEN, &len, err);
     if (rc != 0)
         return rc;
@@ -351,7 +351,7 @@ int pqt_decrypt_gcm_module(const pq_crypto_key *key, const void *aad, size_t aad
 int pqt_decrypt_ctr_module(const pq_crypto_key *key, const uint8_t *module, size_t n,
                            pq_buf *out, size_t *consumed, pq_err *err)
 {
-    uint32_t len;
+    uint32_t len = 0;
     int rc = dec_frame(module, n, PQ_CRYPTO_NONCE_LEN, &len, err);
     if (rc != 0)
         return rc;
