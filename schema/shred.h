@@ -1,0 +1,42 @@
+/* shred.h - one NDJSON record becomes one row: typed columns, Variant
+ * columns (shredded or not) and the `*` rest column, per an sc_schema
+ * (DESIGN.md "Schema" and "Bad input and lost data").
+ *
+ *     sh_shredder *sh;
+ *     sh_shredder_new(&sh, spec, &err);            spec outlives sh
+ *     pq_writer *w = ... opened on sc_build_parquet_schema(spec)
+ *     for each line:
+ *         rc = sh_shred_line(sh, w, line, len, ingest_us, &err);
+ *         rc == 0            row added (pq_writer_end_row done)
+ *         rc == SH_REJECTED  record rejected, nothing added; err.msg says
+ *                            why (for the dead-letter file)
+ *         rc < 0             the writer failed (I/O, limits): stop using w
+ *     sh_shredder_destroy(sh);
+ *
+ * A value that does not fit its typed column goes to the rest column when
+ * there is one (the typed column gets null); otherwise the record is
+ * rejected. A missing `required` column rejects the record. */
+#ifndef PQ_SHRED_H
+#define PQ_SHRED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "colspec.h"
+#include "err.h"
+#include "pq_writer.h"
+
+#define SH_REJECTED 1
+
+typedef struct sh_shredder sh_shredder;
+
+int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err);
+void sh_shredder_destroy(sh_shredder *s);
+
+/* line excludes the newline; a trailing '\r' is ignored. ingest_us is the
+ * receive time (microseconds since the epoch, UTC) for ingest-time
+ * columns such as the default schema's `_ingest_ts`. */
+int sh_shred_line(sh_shredder *s, pq_writer *w, const char *line, size_t len,
+                  int64_t ingest_us, pq_err *err);
+
+#endif
