@@ -422,6 +422,31 @@ static int write_data_page(chunk_state *st, const page_extent *pe, int64_t first
     return PQ_OK;
 }
 
+/* PageIndex.md: ASCENDING when the non-null pages' mins and maxes never
+ * decrease, DESCENDING when they never increase, else UNORDERED. Lets a
+ * reader binary-search pages (time-sorted logs are ASCENDING). */
+static int32_t boundary_order(const pq_chunk_meta *m, pq_sort_order order)
+{
+    bool asc = true, desc = true;
+    const pq_page_entry *prev = NULL;
+    for (size_t i = 0; i < m->n_pages && (asc || desc); i++) {
+        const pq_page_entry *e = &m->pages[i];
+        if (e->null_page)
+            continue;
+        if (prev != NULL) {
+            const uint8_t *b = m->index_bytes.data;
+            int cmin = pq_stats_compare_plain(order, b + prev->min_off, prev->min_len,
+                                              b + e->min_off, e->min_len);
+            int cmax = pq_stats_compare_plain(order, b + prev->max_off, prev->max_len,
+                                              b + e->max_off, e->max_len);
+            asc = asc && cmin <= 0 && cmax <= 0;
+            desc = desc && cmin >= 0 && cmax >= 0;
+        }
+        prev = e;
+    }
+    return asc ? 1 : desc ? 2 : 0; /* BoundaryOrder */
+}
+
 static int finish_chunk_stats(chunk_state *st)
 {
     pq_chunk_meta *m = st->meta;
@@ -432,7 +457,9 @@ static int finish_chunk_stats(chunk_state *st)
     m->has_nan_count = order_has_nans(st->order);
     m->nan_count = (int64_t)pq_stats_nan_count(&st->chunk_stats);
     m->write_column_index = st->o->page_index && st->order != PQ_ORDER_NONE &&
-                            !m->page_without_minmax;
+                            st->order != PQ_ORDER_INT96 && !m->page_without_minmax;
+    if (m->write_column_index)
+        m->boundary_order = boundary_order(m, st->order);
     if (st->order == PQ_ORDER_NONE || !pq_stats_has_min_max(&st->chunk_stats))
         return PQ_OK;
     int rc = pq_stats_min_max(&st->chunk_stats, st->o->stats_truncate, &m->min, &m->min_exact,
@@ -515,6 +542,32 @@ static int build_bloom(chunk_state *st, pq_err *err)
     return PQ_OK;
 }
 
+/* Geospatial.md: the bounding box and type codes of all WKB values in the
+ * chunk. Invalid WKB adds nothing to the box and makes the type list
+ * unknown (omitted); it is not an error for the file. */
+static int geo_statistics(chunk_state *st, pq_err *err)
+{
+    const pq_column *c = st->col;
+    pq_logical_kind k = c->node->logical.kind;
+    if (k != PQ_LT_GEOMETRY && k != PQ_LT_GEOGRAPHY)
+        return PQ_OK;
+    pq_geo_stats g;
+    pq_geo_stats_init(&g, k == PQ_LT_GEOGRAPHY);
+    const uint32_t *off = pq_column_offsets(c);
+    for (size_t i = 0; i < c->n_values; i++) {
+        pq_err ignored;
+        int rc = pq_geo_stats_add_wkb(&g, c->heap.data + off[i], off[i + 1] - off[i], &ignored);
+        if (rc == PQ_ENOMEM) {
+            pq_geo_stats_free(&g);
+            return pq_err_set(err, rc, "column '%s': out of memory", c->node->path);
+        }
+    }
+    st->meta->has_geo_bbox = pq_geo_stats_bbox(&g, &st->meta->geo_bbox);
+    st->meta->n_geo_types = pq_geo_stats_types(&g, st->meta->geo_types);
+    pq_geo_stats_free(&g);
+    return PQ_OK;
+}
+
 static int meta_init(pq_chunk_meta *m, const pq_column *col, const pq_chunk_opts *o)
 {
     memset(m, 0, sizeof *m);
@@ -586,6 +639,7 @@ int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *
     if (rc == 0 && (rc = finish_chunk_stats(&st)) != 0)
         rc = pq_err_set(err, rc, "column '%s': statistics failed", node->path);
     rc = rc ? rc : build_bloom(&st, err);
+    rc = rc ? rc : geo_statistics(&st, err);
     meta->encodings |= 1u << st.enc;
     if (has_dict)
         pq_dict_free(&st.dict);

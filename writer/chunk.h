@@ -9,6 +9,7 @@
 #include "column.h"
 #include "compress.h"
 #include "dict.h"
+#include "geo.h"
 #include "pq_writer.h"
 #include "stats.h"
 
@@ -73,6 +74,11 @@ typedef struct pq_chunk_meta {
     int64_t null_count;
     bool has_nan_count;
     int64_t nan_count;
+    /* GeospatialStatistics (GEOMETRY / GEOGRAPHY) */
+    bool has_geo_bbox;
+    pq_geo_bbox geo_bbox;
+    int32_t geo_types[PQ_GEO_MAX_TYPES];
+    size_t n_geo_types;
     /* SizeStatistics */
     int64_t unencoded_ba_bytes;  /* BYTE_ARRAY only */
     uint64_t *def_hist, *rep_hist; /* max level + 1 entries, NULL if max 0 */

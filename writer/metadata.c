@@ -159,6 +159,36 @@ static void write_chunk_statistics(pq_thrift *t, const pq_chunk_meta *m)
     pq_thrift_statistics(t, 12, &s);
 }
 
+static void write_geo_statistics(pq_thrift *t, const pq_chunk_meta *m)
+{
+    if (!m->has_geo_bbox && m->n_geo_types == 0)
+        return;
+    const pq_geo_bbox *b = &m->geo_bbox;
+    pq_thrift_field_struct_begin(t, 17);
+    if (m->has_geo_bbox) {
+        pq_thrift_field_struct_begin(t, 1);
+        pq_thrift_field_double(t, 1, b->xmin);
+        pq_thrift_field_double(t, 2, b->xmax);
+        pq_thrift_field_double(t, 3, b->ymin);
+        pq_thrift_field_double(t, 4, b->ymax);
+        if (b->has_z) {
+            pq_thrift_field_double(t, 5, b->zmin);
+            pq_thrift_field_double(t, 6, b->zmax);
+        }
+        if (b->has_m) {
+            pq_thrift_field_double(t, 7, b->mmin);
+            pq_thrift_field_double(t, 8, b->mmax);
+        }
+        pq_thrift_struct_end(t);
+    }
+    if (m->n_geo_types > 0) {
+        pq_thrift_field_list_begin(t, 2, PQ_TT_I32, m->n_geo_types);
+        for (size_t i = 0; i < m->n_geo_types; i++)
+            pq_thrift_list_i32(t, m->geo_types[i]);
+    }
+    pq_thrift_struct_end(t);
+}
+
 /* The fields of ColumnMetaData; `stripped` leaves out what a plaintext
  * footer must not reveal about an encrypted column (Encryption.md 5.5). */
 static void write_column_metadata_fields(pq_thrift *t, const pq_chunk_meta *m, bool stripped)
@@ -183,8 +213,10 @@ static void write_column_metadata_fields(pq_thrift *t, const pq_chunk_meta *m, b
         pq_thrift_field_i64(t, 14, m->bloom_offset);
         pq_thrift_field_i32(t, 15, m->bloom_length);
     }
-    if (!stripped)
+    if (!stripped) {
         write_size_statistics(t, m);
+        write_geo_statistics(t, m);
+    }
 }
 
 int pq_meta_write_column_metadata(const pq_chunk_meta *m, pq_buf *out)

@@ -228,6 +228,36 @@ static cmp_fn order_cmp(pq_sort_order order)
     }
 }
 
+/* Min/max values as written (PLAIN, no length prefix): fixed-width
+ * numbers by value, everything else by the order's byte comparison. Used
+ * to find a ColumnIndex's boundary order. */
+int pq_stats_compare_plain(pq_sort_order order, const uint8_t *a, size_t la,
+                           const uint8_t *b, size_t lb)
+{
+    if ((order == PQ_ORDER_SIGNED || order == PQ_ORDER_UNSIGNED) && la == lb &&
+        (la == 4 || la == 8)) {
+        int64_t x = la == 4 ? load_i32le(a) : load_i64le(a);
+        int64_t y = la == 4 ? load_i32le(b) : load_i64le(b);
+        if (order == PQ_ORDER_SIGNED)
+            return (x > y) - (x < y);
+        uint64_t ux = la == 4 ? (uint32_t)x : (uint64_t)x, uy = la == 4 ? (uint32_t)y : (uint64_t)y;
+        return (ux > uy) - (ux < uy);
+    }
+    if (order == PQ_ORDER_FLOAT && la == 4 && lb == 4) {
+        float x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    if (order == PQ_ORDER_DOUBLE && la == 8 && lb == 8) {
+        double x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    return order_cmp(order)(a, la, b, lb);
+}
+
 /* ---- folding a batch's bounds into the stored ones ----------------------- */
 
 static void offer_i(pq_stats *s, int64_t lo, int64_t hi)

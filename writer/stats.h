@@ -105,6 +105,10 @@ bool pq_stats_has_min_max(const pq_stats *s);
 int pq_stats_min_max(const pq_stats *s, size_t truncate, pq_buf *min, bool *min_exact,
                      pq_buf *max, bool *max_exact);
 
+/* Compares two min/max values as written (PLAIN, no length prefix). */
+int pq_stats_compare_plain(pq_sort_order order, const uint8_t *a, size_t la,
+                           const uint8_t *b, size_t lb);
+
 uint64_t pq_stats_null_count(const pq_stats *s);
 uint64_t pq_stats_nan_count(const pq_stats *s);
 uint64_t pq_stats_value_count(const pq_stats *s);
