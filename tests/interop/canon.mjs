@@ -70,7 +70,7 @@ export function parseType(spec, where) {
 /* Type features, for the known-limitations table: "type:decimal", ... */
 export function typeFeatures(t, out = new Set()) {
   out.add(`type:${t.type}`);
-  if (t.type === 'timestamp_ns' && t.utc) out.add('type:timestamp_ns_utc');
+  if ((t.type === 'timestamp_ns' || t.type === 'time_ns') && t.utc) out.add(`type:${t.type}_utc`);
   if (t.type === 'decimal') out.add(`type:decimal_${t.physical || 'any'}`);
   if (t.element) typeFeatures(t.element, out);
   if (t.key) { typeFeatures(t.key, out); typeFeatures(t.value, out); }

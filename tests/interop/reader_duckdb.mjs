@@ -3,7 +3,7 @@
 import {
   DuckDBInstance, DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBGeometryValue,
   DuckDBIntervalValue, DuckDBListValue, DuckDBMapValue, DuckDBStructValue, DuckDBTimeNSValue,
-  DuckDBTimeValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue,
+  DuckDBTimeValue, DuckDBTimeTZValue, DuckDBTimestampMillisecondsValue, DuckDBTimestampNanosecondsValue,
   DuckDBTimestampSecondsValue, DuckDBTimestampTZValue, DuckDBTimestampValue, DuckDBUUIDValue,
   DuckDBArrayValue,
 } from '@duckdb/node-api';
@@ -65,10 +65,16 @@ export function normalize(t, v) {
     case 'date':
       if (v instanceof DuckDBDateValue) return BigInt(v.days);
       return bad(t, v);
-    case 'time_ms': case 'time_us': case 'time_ns':
+    case 'time_ms': case 'time_us': case 'time_ns': {
+      // isAdjustedToUTC=true reads as TIME WITH TIME ZONE (offset 0), false as TIME.
+      const tz = v instanceof DuckDBTimeTZValue;
+      if (t.utc !== undefined && tz !== t.utc && (tz || v instanceof DuckDBTimeValue || v instanceof DuckDBTimeNSValue))
+        return new Mismatch(`${className(v)} ${v} (${tz ? 'UTC-adjusted' : 'local'}; expected ${t.utc ? 'UTC-adjusted' : 'local'})`);
+      if (tz) return v.offset === 0 ? convertUnit(v.micros, 'us', unitOf(t)) : bad(t, v);
       if (v instanceof DuckDBTimeValue) return convertUnit(v.micros, 'us', unitOf(t));
       if (v instanceof DuckDBTimeNSValue) return convertUnit(v.nanos, 'ns', unitOf(t));
       return bad(t, v);
+    }
     case 'timestamp_ms': case 'timestamp_us': case 'timestamp_ns': case 'int96': {
       const p = timestampParts(v);
       if (!p) return bad(t, v);

@@ -108,7 +108,10 @@ export function fileFeatures(file) {
       const m = c.meta_data;
       if (!m) continue;
       f.add(`codec:${m.codec}`);
-      for (const e of m.encodings || []) f.add(`encoding:${e}`);
+      for (const e of m.encodings || []) {
+        f.add(`encoding:${e}`);
+        f.add(`encoding:${e}:${m.type}`);
+      }
       for (const s of m.encoding_stats || []) f.add(`page:${s.page_type}`);
     }
   }

@@ -7,6 +7,8 @@
 // (or SKIP a documented limitation).
 //
 //   node selftest.mjs [DIR] [--seed N]      (DIR defaults to a fresh temp dir)
+//   node selftest.mjs DIR --mutate          (only the mutation check, on any
+//                                            directory of files + expectations)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -309,10 +311,10 @@ function writeExpect(dir, name, columns, rows, extra = {}) {
 /* ---- mutation check: a wrong expectation must FAIL with every reader ------ */
 function mutate(t, v) {
   if (v === null) return undefined;
-  if (t.type in INTS || ['date', 'time_ms', 'time_us', 'time_ns', 'timestamp_ms', 'timestamp_us', 'timestamp_ns'].includes(t.type)) {
+  if (t.type in INTS || ['date', 'time_ms', 'time_us', 'time_ns', 'timestamp_ms', 'timestamp_us', 'timestamp_ns', 'int96'].includes(t.type)) {
     const b = BigInt(v);
-    // DuckDB sees TIMESTAMP(NANOS, UTC) to the microsecond only (limits.mjs).
-    const step = t.type === 'timestamp_ns' && t.utc ? 1000n : 1n;
+    // DuckDB sees TIME/TIMESTAMP(NANOS, UTC) and INT96 to the microsecond only (limits.mjs).
+    const step = ((t.type === 'timestamp_ns' || t.type === 'time_ns') && t.utc) || t.type === 'int96' ? 1000n : 1n;
     return String(b >= (INTS[t.type]?.[1] ?? 2n ** 62n) ? b - step : b + step);
   }
   switch (t.type) {
@@ -329,8 +331,10 @@ function mutate(t, v) {
       const u = BigInt(s) + (s.startsWith('-') ? 1n : -1n);
       return formatDecimal(u === 0n && BigInt(s) === 0n ? 1n : u, t.scale);
     }
-    case 'string': case 'json': return v + 'x';
-    case 'binary': return { hex: v.hex + '00' };
+    case 'string': case 'json': case 'enum': return v + 'x';
+    case 'binary': case 'fixed': case 'bson': case 'geometry': case 'geography':
+      if (v.hex.length === 0) return { hex: '00' };
+      return { hex: v.hex.slice(0, -1) + (v.hex.endsWith('0') ? '1' : '0') };
     case 'uuid': return v.slice(0, 35) + (v[35] === '0' ? '1' : '0');
     case 'interval': return { ...v, days: v.days + 1 };
     case 'list': {
@@ -391,12 +395,30 @@ function writeMutations(dir, mdir) {
   return n;
 }
 
+/* Every (mutated file, reader) pair must FAIL, or SKIP where the reader
+ * cannot read the file at all. Returns true when no change went unseen. */
+function mutationCheck(dir) {
+  const mdir = path.join(dir, 'mutations');
+  fs.rmSync(mdir, { recursive: true, force: true });
+  const nm = writeMutations(dir, mdir);
+  const mres = spawnSync(process.execPath, [path.join(HERE, 'read.mjs'), mdir], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const undetected = mres.stdout.split('\n').filter(l => l.startsWith('PASS'));
+  console.log(`selftest: ${nm} mutated expectations in ${mdir}, ${undetected.length} (file, reader) pairs missed the change`);
+  for (const l of undetected) console.log(`  MISSED ${l}`);
+  return nm > 0 && undetected.length === 0;
+}
+
 async function main() {
   const args = process.argv.slice(2);
   let dir = null, seed = Date.now() % 1000000;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--seed') seed = Number(args[++i]);
-    else dir = args[i];
+    else if (!args[i].startsWith('--')) dir = args[i];
+  }
+  if (args.includes('--mutate')) {
+    // Mutation check only, on an existing directory (e.g. BUILD/interop-out).
+    if (!dir) throw new Error('--mutate needs a DIR');
+    process.exit(mutationCheck(dir) ? 0 : 1);
   }
   dir = dir || fs.mkdtempSync(path.join(os.tmpdir(), 'parqd-selftest-'));
   fs.mkdirSync(dir, { recursive: true });
@@ -414,15 +436,7 @@ async function main() {
   const res = spawnSync(process.execPath, [path.join(HERE, 'read.mjs'), dir, ...args.filter(x => x === '--meta')], { stdio: 'inherit' });
   let status = res.status ?? 1;
 
-  // Mutation check: every (mutated file, reader) pair must FAIL, or SKIP
-  // where the reader cannot read the file at all.
-  const mdir = path.join(dir, 'mutations');
-  const nm = writeMutations(dir, mdir);
-  const mres = spawnSync(process.execPath, [path.join(HERE, 'read.mjs'), mdir], { encoding: 'utf8' });
-  const undetected = mres.stdout.split('\n').filter(l => l.startsWith('PASS'));
-  console.log(`selftest: ${nm} mutated expectations, ${undetected.length} (file, reader) pairs missed the change`);
-  for (const l of undetected) console.log(`  MISSED ${l}`);
-  if (undetected.length) status = 1;
+  if (!mutationCheck(dir)) status = 1;
   console.log(`selftest: seed ${seed}, files kept in ${dir}`);
   console.log(status === 0 ? 'selftest: OK' : 'selftest: FAILED');
   process.exit(status);
