@@ -1,31 +1,73 @@
-/* main.c - parqd command line: dispatches to the daemon, convert, check
- * and version subcommands (DESIGN.md "Command line"). */
+/* main.c - parqd command line: a thin dispatcher to the subcommands of
+ * DESIGN.md "Command line" (daemon, convert, check, version).
+ *
+ * Each subcommand lives in its own daemon/cmd_<name>.c as
+ * `int cmd_<name>(int argc, char **argv)` (argv[0] is the subcommand, or
+ * "parqd" for the daemon) and returns the process exit status: 0 ok,
+ * 1 configuration/usage error, 2 some records rejected, 3 I/O or internal
+ * failure. Adding one means pointing its table entry below at it. */
 #include <stdio.h>
 #include <string.h>
 
-static int cmd_version(void)
-{
-    printf("parqd version %s\n", PARQD_VERSION);
-    return 0;
-}
+int cmd_check(int argc, char **argv);
+int cmd_convert(int argc, char **argv);   /* daemon/cmd_convert.c (to come) */
+int cmd_run(int argc, char **argv);       /* daemon/cmd_run.c (to come) */
 
 static void usage(FILE *to)
 {
-    fputs("usage: parqd [--config FILE]\n"
+    fputs("usage: parqd [--config FILE]            run the daemon\n"
           "       parqd convert [--config FILE] [--schema FILE] [-o OUT] [INPUT...|-]\n"
           "       parqd check [--config FILE] [--schema FILE]\n"
           "       parqd version\n", to);
 }
 
+static int cmd_version(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        usage(stderr);
+        return 1;
+    }
+    printf("parqd version %s\n", PARQD_VERSION);
+    return 0;
+}
+
+/* Placeholder until the subcommand's own file lands. */
+static int cmd_not_implemented(int argc, char **argv)
+{
+    (void)argc;
+    fprintf(stderr, "parqd: %s: not implemented yet\n",
+            strcmp(argv[0], "parqd") == 0 ? "daemon mode" : argv[0]);
+    return 3;
+}
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"check", cmd_check},
+    {"convert", cmd_not_implemented},     /* -> cmd_convert */
+    {"version", cmd_version},
+};
+
+/* The daemon takes no subcommand word: `parqd` or `parqd --config FILE`. */
+static int (*const run_daemon)(int, char **) = cmd_not_implemented; /* -> cmd_run */
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "version") == 0)
-        return cmd_version();
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                      strcmp(argv[1], "help") == 0)) {
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "parqd: this build implements only 'version' so far\n");
+    if (argc < 2 || argv[1][0] == '-') {
+        argv[0] = "parqd";
+        return run_daemon(argc, argv);
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "parqd: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 1;
 }

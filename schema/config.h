@@ -1,0 +1,147 @@
+/* config.h - parqd's configuration (DESIGN.md "Configuration (YAML)"):
+ * loading and validating the YAML file, the built-in defaults used when no
+ * file is given, and the mapping onto pq_writer_opts.
+ *
+ *     cf_config cf;
+ *     if (cf_config_load("/etc/parqd/parqd.yaml", &cf, &err) != 0)
+ *         fprintf(stderr, "parqd: %s\n", err.msg);   // FILE:LINE:COL: key: ...
+ *     ...
+ *     cf_config_free(&cf);
+ *
+ * Defaults (no file, or a key left out): inputs tcp 127.0.0.1:5170 and unix
+ * ./parqd.sock; output.dir ./out; output.path
+ * "dt=%Y-%m-%d/%H%M%S-{host}-{pid}-{seq}.parquet"; rotate 256MiB / no row
+ * limit / 5m; row_group 64MiB / 1000000 rows / 60s; page 1MiB, v2, crc;
+ * zstd at its default level; dictionary 1MiB; statistics on, truncate 64;
+ * page_index on; no encryption; spool ./spool with sync batch; limits
+ * 1MiB line, 1024 connections, 512MiB buffered; dead letters to
+ * ./rejects.ndjson; metrics off; the default schema (sc_schema_default).
+ *
+ * Paths: `schema:` is relative to the configuration file's directory (so a
+ * config and its schemas move together); every other path is used as
+ * written (relative ones to the daemon's working directory). Key files are
+ * only recorded here, never read.
+ *
+ * Sizes take B/KiB/MiB/GiB/TiB (KB/MB/GB are refused as ambiguous);
+ * durations ms/s/m/h (see units.h). */
+#ifndef PQ_CONFIG_H
+#define PQ_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "colspec.h"
+#include "crypto.h"
+#include "err.h"
+#include "pq_writer.h"
+
+typedef struct cf_pos {
+    uint32_t line, col;          /* 1-based; 0 for built-in defaults */
+} cf_pos;
+
+typedef struct cf_addr {
+    char *host;                  /* "127.0.0.1", "::1" (no brackets), "localhost" */
+    uint16_t port;
+} cf_addr;
+
+typedef enum cf_input_type { CF_INPUT_TCP, CF_INPUT_UNIX } cf_input_type;
+
+typedef struct cf_input {
+    cf_input_type type;
+    cf_addr listen;              /* tcp */
+    char *path;                  /* unix */
+    int mode;                    /* unix: permission bits, -1 = leave to umask */
+    cf_pos pos;
+} cf_input;
+
+/* Row-group and file limits; 0 = no limit on that axis. */
+typedef struct cf_roll {
+    uint64_t max_bytes;
+    uint64_t max_rows;
+    uint64_t max_age_ms;
+} cf_roll;
+
+typedef struct cf_key {
+    char *id;
+    char *file;                  /* path of the hex key file (not read here) */
+} cf_key;
+
+typedef struct cf_column_key {
+    char *column;                /* column or struct field path, "user.email" */
+    cf_key key;
+    cf_pos pos;
+} cf_column_key;
+
+typedef struct cf_encryption {
+    bool enabled;
+    pq_crypto_algorithm algorithm;   /* default PQ_AES_GCM_V1 */
+    bool footer_encrypted;           /* footer: encrypted (default) | plaintext */
+    cf_key footer_key;
+    cf_column_key *columns;
+    size_t n_columns;
+    char *aad_prefix;                /* NULL: none */
+    bool store_aad_prefix;           /* default true */
+} cf_encryption;
+
+typedef struct cf_output {
+    char *dir;
+    char *path;                  /* template: strftime % fields (UTC), {host} {pid} {seq} */
+    cf_roll rotate, row_group;
+    size_t page_max_bytes;
+    int page_version;            /* 1 or 2 */
+    bool crc;
+    pq_codec codec;
+    int codec_level;             /* 0: the codec's default */
+    size_t dictionary_max_bytes;
+    bool statistics;
+    size_t stats_truncate;
+    bool page_index;
+    cf_encryption encryption;
+} cf_output;
+
+typedef enum cf_sync { CF_SYNC_NONE, CF_SYNC_BATCH, CF_SYNC_ALWAYS } cf_sync;
+
+typedef struct cf_config {
+    char *file;                  /* NULL: built-in defaults */
+    cf_input *inputs;
+    size_t n_inputs;
+    sc_schema *schema;           /* always set once loaded */
+    char *schema_file;           /* where it came from; NULL inline or default */
+    cf_output output;
+    struct { char *dir; cf_sync sync; } spool;
+    struct { size_t max_line_bytes, max_connections, max_buffered_bytes; } limits;
+    struct { char *dead_letter; } errors;
+    struct { bool enabled; cf_addr listen; } metrics;
+} cf_config;
+
+/* All return 0 or a PQ_E* code with err filled; *out needs cf_config_free
+ * either way. */
+int cf_config_default(cf_config *out, pq_err *err);
+int cf_config_load(const char *path, cf_config *out, pq_err *err);
+/* As cf_config_load, but schema_file (relative to the working directory)
+ * replaces the file's `schema:`, which is then not loaded at all. */
+int cf_config_load_ex(const char *path, const char *schema_file, cf_config *out, pq_err *err);
+/* From memory: `name` is used in messages and as the base for `schema:`. */
+int cf_config_load_buffer(const char *name, const void *buf, size_t len, cf_config *out,
+                          pq_err *err);
+/* Replaces the schema (e.g. `--schema` without `--config`). */
+int cf_config_use_schema_file(cf_config *c, const char *schema_file, pq_err *err);
+void cf_config_free(cf_config *c);
+
+/* Writer options from output.* (row-group limits, page, codec, ...). */
+void cf_writer_opts(const cf_config *c, pq_writer_opts *o);
+
+/* "host:port", "[v6]:port". Returns 0 or PQ_EINVAL with *why. */
+int cf_parse_listen(const char *s, cf_addr *out, const char **why);
+
+/* Checks an output path template; on error *off is the offending offset. */
+int cf_path_check(const char *tmpl, size_t *off, const char **why);
+/* Expands a valid template: strftime fields with t in UTC, {host} (with
+ * '/' replaced), {pid}, {seq} (zero-padded to 6 digits). Returns 0, or
+ * PQ_ELIMIT if out is too small. */
+int cf_path_expand(const char *tmpl, time_t t, const char *host, long pid, uint64_t seq,
+                   char *out, size_t n);
+
+#endif
