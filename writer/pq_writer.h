@@ -179,6 +179,10 @@ int pq_writer_end_row(pq_writer *w, pq_err *err);
  * that does not convert) leaves no trace in any column. */
 void pq_writer_abort_row(pq_writer *w);
 
+/* Drops the values put into one leaf since the last end_row (a duplicate
+ * JSON key replaces the earlier value: last wins). */
+void pq_writer_abort_leaf(pq_writer *w, size_t leaf);
+
 /* Encodes and writes the buffered rows as one row group (no-op if empty). */
 int pq_writer_flush_row_group(pq_writer *w, pq_err *err);
 

@@ -317,6 +317,12 @@ void pq_writer_abort_row(pq_writer *w)
         pq_column_truncate_rows(&w->cols[i], w->rows_buffered);
 }
 
+void pq_writer_abort_leaf(pq_writer *w, size_t leaf)
+{
+    if (leaf < w->n_cols)
+        pq_column_truncate_rows(&w->cols[leaf], w->rows_buffered);
+}
+
 static int check_row_counts(const pq_writer *w, pq_err *err)
 {
     for (size_t i = 0; i < w->n_cols; i++)
