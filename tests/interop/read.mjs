@@ -3,11 +3,14 @@
 // NAME.expect.json is read with DuckDB, parquet-wasm and hyparquet and every
 // value compared with the expectation (README.md).
 //
-//   node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet] [--only SUBSTR]
+//   node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet,footer] [--only SUBSTR]
 //                     [--meta] [--timeout SECONDS]
 //
 // One line per (file, reader): PASS, FAIL (first difference) or SKIP (reader,
 // feature, reason); then "N passed, M failed, K skipped"; exit 1 on any FAIL.
+// The pseudo-reader "footer" (footer.mjs) checks, for files whose expectation
+// has a "footer" object, that codec, page type, encodings and row groups are
+// what the file is meant to test.
 // Each reader runs in a child process of its own, so a reader that crashes
 // or hangs on one file fails that file only.
 import fs from 'node:fs';
@@ -20,7 +23,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 function usage(msg) {
   if (msg) console.error(`read.mjs: ${msg}`);
-  console.error('usage: node read.mjs DIR [--readers r1,r2] [--only SUBSTR] [--meta] [--timeout SECONDS]');
+  console.error('usage: node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet,footer] [--only SUBSTR] [--meta] [--timeout SECONDS]');
   process.exit(2);
 }
 
@@ -28,6 +31,22 @@ async function worker(readerName, meta, files) {
   const { checkFile } = await import('./check.mjs');
   const hyparquet = await import('./reader_hyparquet.mjs');
   const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+  if (readerName === 'footer') {
+    const { checkFooter } = await import('./footer.mjs');
+    for (const file of files) {
+      out({ start: file });
+      let r;
+      try {
+        const json = JSON.parse(fs.readFileSync(file.replace(/\.parquet$/, '.expect.json'), 'utf8'));
+        r = checkFooter(file, json.footer);
+      } catch (e) {
+        r = { status: 'FAIL', msg: `bad expectation file: ${String(e.message).split('\n')[0]}` };
+      }
+      out({ file, status: r.status, msg: r.msg });
+    }
+    await new Promise(res => process.stdout.write('', res));
+    process.exit(0);
+  }
   for (const file of files) {
     out({ start: file });
     let features = new Set(), note = '';
@@ -99,7 +118,8 @@ async function main(argv) {
     return worker(reader, meta, argv.slice(meta ? 3 : 2));
   }
   const { READER_NAMES } = await import('./check.mjs');
-  const opts = { readers: READER_NAMES, meta: false, timeout: 300, only: null };
+  const ALL = [...READER_NAMES, 'footer'];
+  const opts = { readers: ALL, meta: false, timeout: 300, only: null };
   let dir = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -112,7 +132,7 @@ async function main(argv) {
     else usage('one directory only');
   }
   if (!dir) usage();
-  for (const r of opts.readers) if (!READER_NAMES.includes(r)) usage(`unknown reader ${r} (know ${READER_NAMES.join(', ')})`);
+  for (const r of opts.readers) if (!ALL.includes(r)) usage(`unknown reader ${r} (know ${ALL.join(', ')})`);
   if (!(opts.timeout > 0)) usage('bad --timeout');
 
   let names;
@@ -138,6 +158,7 @@ async function main(argv) {
   for (const f of files) {
     opts.readers.forEach((r, k) => {
       const res = byReader[k].get(f) || { status: 'FAIL', msg: 'no result' };
+      if (res.status === 'NONE') return; // no footer expectations for this file
       const tag = res.status.padEnd(4);
       console.log(`${tag}  ${path.basename(f)}  ${r}${res.msg ? ': ' + res.msg : ''}`);
       if (res.status === 'PASS') passed++;

@@ -117,7 +117,7 @@ enum kind { K_LEAF, K_STRUCT, K_LIST, K_MAP };
 /* Leaf value generators. */
 enum gen {
     G_BOOL, G_I8, G_I16, G_I32, G_I64, G_U8, G_U16, G_U32, G_U64,
-    G_I32_FEW, G_I64_FEW, G_I64_SEQ, G_I32_SMALLDELTA,
+    G_I32_FEW, G_I64_FEW, G_I64_SEQ, G_I32_SMALLDELTA, G_STR_PHASE, G_I64_PHASE, G_DOUBLE_PHASE,
     G_FLOAT, G_DOUBLE, G_DOUBLE_FEW, G_F16,
     G_DEC, G_STR, G_STR_FEW, G_STR_PREFIX, G_STR_BIG, G_STR_KEY, G_ENUM, G_JSON, G_BSON,
     G_BIN, G_FIXED, G_UUID, G_DATE, G_TIME_MS, G_TIME_US, G_TIME_NS,
@@ -471,6 +471,25 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
     case G_I64_FEW: v->i = (int64_t)(rnd_below(40) * 0x100000001ull) - 7; break;
     case G_I64_SEQ: v->i = (int64_t)row * 1000 + (int64_t)rnd_below(7) - 1000000; break;
     case G_I32_SMALLDELTA: v->i = (int64_t)(row % 5000) * 3 - (int64_t)rnd_below(4); break;
+    /* Few distinct values in rows 0-999, 2000-2999, ...; all distinct in
+     * the others: with 1000-row row groups, chunks alternate between
+     * dictionary and fallback encoding within one column. */
+    case G_STR_PHASE: {
+        char buf[64];
+        int n = (row / 1000) % 2 ? snprintf(buf, sizeof buf, "unique-%zu-%" PRIu64 "-ü", row, rnd())
+                                 : snprintf(buf, sizeof buf, "few-%" PRIu64, rnd_below(5));
+        set_str(v, buf, (size_t)n);
+        break;
+    }
+    case G_I64_PHASE: v->i = (row / 1000) % 2 ? (int64_t)rnd() : (int64_t)rnd_below(7) - 3; break;
+    case G_DOUBLE_PHASE: {
+        uint64_t bits = rnd();
+        if ((row / 1000) % 2)
+            memcpy(&v->d, &bits, 8);
+        else
+            v->d = (double)rnd_below(9) / 8.0;
+        break;
+    }
     case G_FLOAT: {
         static const float e[] = { NAN, INFINITY, -INFINITY, -0.0f, 0.0f, FLT_MIN, 1.40129846e-45f, FLT_MAX, -FLT_MAX, 1.5f };
         float f;
@@ -1096,7 +1115,88 @@ typedef struct file_spec {
     size_t rows;
     pq_writer_opts wo;
     const char *skip_json;       /* optional "skip" object text for the expectation */
+    unsigned flags;
 } file_spec;
+
+/* Leaves with dictionary=1 have dictionary chunks in some row groups and
+ * fallback chunks in others (checked by footer.mjs). */
+#define F_DICT_MIXED 1u
+
+static const char *codec_name(pq_codec c)
+{
+    switch (c) {
+    case PQ_CODEC_UNCOMPRESSED: return "UNCOMPRESSED";
+    case PQ_CODEC_SNAPPY: return "SNAPPY";
+    case PQ_CODEC_GZIP: return "GZIP";
+    case PQ_CODEC_BROTLI: return "BROTLI";
+    case PQ_CODEC_ZSTD: return "ZSTD";
+    case PQ_CODEC_LZ4_RAW: return "LZ4_RAW";
+    }
+    return "?";
+}
+
+static const char *encoding_name(pq_encoding e)
+{
+    switch (e) {
+    case PQ_ENC_PLAIN: return "PLAIN";
+    case PQ_ENC_PLAIN_DICTIONARY: return "PLAIN_DICTIONARY";
+    case PQ_ENC_RLE: return "RLE";
+    case PQ_ENC_BIT_PACKED: return "BIT_PACKED";
+    case PQ_ENC_DELTA_BINARY_PACKED: return "DELTA_BINARY_PACKED";
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY: return "DELTA_LENGTH_BYTE_ARRAY";
+    case PQ_ENC_DELTA_BYTE_ARRAY: return "DELTA_BYTE_ARRAY";
+    case PQ_ENC_RLE_DICTIONARY: return "RLE_DICTIONARY";
+    case PQ_ENC_BYTE_STREAM_SPLIT: return "BYTE_STREAM_SPLIT";
+    case PQ_ENC_AUTO: return "AUTO";
+    }
+    return "?";
+}
+
+/* The data-page encoding a leaf asked for, or NULL when the writer chooses. */
+static const char *asked_encoding(const gtype *t)
+{
+    if (!t->has_opts)
+        return NULL;
+    if (t->opts.encoding != PQ_ENC_AUTO)
+        return encoding_name(t->opts.encoding);
+    return t->opts.dictionary == 1 ? "RLE_DICTIONARY" : NULL;
+}
+
+/* "path": "ENCODING" pairs (mixed == false) or "path" names of dictionary
+ * leaves (mixed == true), comma-separated after the first. */
+static void j_encodings(FILE *f, const pq_schema *s, const gtype *t, bool mixed, bool *first)
+{
+    if (t->kind != K_LEAF) {
+        for (size_t i = 0; i < t->nchild; i++)
+            j_encodings(f, s, t->child[i], mixed, first);
+        return;
+    }
+    const char *enc = asked_encoding(t);
+    if (!enc || mixed != (strcmp(enc, "RLE_DICTIONARY") == 0))
+        return;
+    fprintf(f, "%s\"%s\"", *first ? "" : ",", pq_schema_leaf_path(s, (size_t)t->leaf));
+    if (!mixed)
+        fprintf(f, ":\"%s\"", enc);
+    *first = false;
+}
+
+/* What the file is meant to test, as footer.mjs checks it. */
+static void j_footer(FILE *f, const file_spec *fs, const pq_schema *s)
+{
+    size_t rgs = fs->rows == 0 ? 0
+        : fs->wo.row_group_max_rows ? (fs->rows + fs->wo.row_group_max_rows - 1) / fs->wo.row_group_max_rows : 1;
+    bool mixed = fs->flags & F_DICT_MIXED, first = true;
+    fprintf(f, "\"footer\":{\"num_rows\":%zu,\"row_groups\":%zu,\"codec\":\"%s\",\"page_type\":\"%s\",\"encodings\":{",
+            fs->rows, rgs, codec_name(fs->wo.codec), fs->wo.page_version == 1 ? "DATA_PAGE" : "DATA_PAGE_V2");
+    for (size_t i = 0; i < fs->ncols; i++)
+        j_encodings(f, s, fs->cols[i], false, &first);
+    fputs("},\"dictionary_mixed\":[", f);
+    first = true;
+    if (mixed)
+        for (size_t i = 0; i < fs->ncols; i++)
+            j_encodings(f, s, fs->cols[i], true, &first);
+    fputs("]},", f);
+}
 
 static void fail_file(const char *name, const char *what, const pq_err *err)
 {
@@ -1159,6 +1259,7 @@ static void write_file(const file_spec *fs)
             fs->wo.dictionary_max_bytes);
     if (fs->skip_json)
         fprintf(jf, "\"skip\":%s,", fs->skip_json);
+    j_footer(jf, fs, s);
     fputs("\"columns\":[", jf);
     for (size_t i = 0; i < fs->ncols; i++) {
         if (i)
@@ -1241,9 +1342,9 @@ static pq_writer_opts base_opts(void)
 
 #define COLS(...) (gtype *[]){ __VA_ARGS__ }, sizeof((gtype *[]){ __VA_ARGS__ }) / sizeof(gtype *)
 
-static void emit(const char *name, gtype **cols, size_t ncols, size_t rows, pq_writer_opts wo, const char *skip)
+static void emit(const char *name, gtype **cols, size_t ncols, size_t rows, pq_writer_opts wo, unsigned flags)
 {
-    file_spec fs = { name, cols, ncols, rows, wo, skip };
+    file_spec fs = { name, cols, ncols, rows, wo, NULL, flags };
     write_file(&fs);
 }
 
@@ -1268,23 +1369,23 @@ static void matrix(void)
         l_i32("i32_plain", OPT, G_I32), l_i64("i64_plain", OPT, G_I64),
         l_int("i8", 8, true), l_int("i16", 16, true), l_int("i32", 32, true), l_int("i64", 64, true),
         l_int("u8", 8, false), l_int("u16", 16, false), l_int("u32", 32, false), l_int("u64", 64, false),
-        l_i64("i64_req", REQ, G_I64)), 3000, o, NULL);
+        l_i64("i64_req", REQ, G_I64)), 3000, o, 0);
     emit("types_float_double_float16", COLS(
         l_float("f", OPT), l_double("d", OPT, G_DOUBLE), l_f16("h", OPT),
-        leaf("f_req", REQ, PQ_FLOAT, 0, lt_none(), "float", G_FLOAT)), 3000, o, NULL);
+        leaf("f_req", REQ, PQ_FLOAT, 0, lt_none(), "float", G_FLOAT)), 3000, o, 0);
     emit("types_decimal", COLS(
         l_dec("d_i32_9_2", PQ_INT32, 0, 9, 2), l_dec("d_i32_1_0", PQ_INT32, 0, 1, 0),
         l_dec("d_i64_18_4", PQ_INT64, 0, 18, 4), l_dec("d_i64_10_10", PQ_INT64, 0, 10, 10),
         l_dec("d_flba16_38_10", PQ_FIXED_LEN_BYTE_ARRAY, 16, 38, 10),
         l_dec("d_flba9_20_0", PQ_FIXED_LEN_BYTE_ARRAY, 9, 20, 0),
         l_dec("d_flba3_5_3", PQ_FIXED_LEN_BYTE_ARRAY, 3, 5, 3),
-        l_dec("d_bin_30_5", PQ_BYTE_ARRAY, 0, 30, 5)), 2000, o, NULL);
+        l_dec("d_bin_30_5", PQ_BYTE_ARRAY, 0, 30, 5)), 2000, o, 0);
     emit("types_string_enum_json_binary_uuid", COLS(
         l_str("s", OPT, G_STR), l_str("s_req", REQ, G_STR),
         leaf("e", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_ENUM), "enum", G_ENUM),
         leaf("j", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_JSON), "json", G_JSON),
         l_bin("bin", OPT), l_fixed("fx7", OPT, 7),
-        leaf("u", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 16, lt_kind(PQ_LT_UUID), "uuid", G_UUID)), 2000, o, NULL);
+        leaf("u", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 16, lt_kind(PQ_LT_UUID), "uuid", G_UUID)), 2000, o, 0);
     emit("types_date_time_timestamp", COLS(
         leaf("date", OPT, PQ_INT32, 0, lt_kind(PQ_LT_DATE), "date", G_DATE),
         leaf("t_ms_utc", OPT, PQ_INT32, 0, lt_time(PQ_LT_TIME, PQ_UNIT_MILLIS, true), "time_ms", G_TIME_MS),
@@ -1299,23 +1400,23 @@ static void matrix(void)
         leaf("ts_us", OPT, PQ_INT64, 0, lt_time(PQ_LT_TIMESTAMP, PQ_UNIT_MICROS, false), "timestamp_us", G_TS_US),
         leaf("ts_ns_utc", OPT, PQ_INT64, 0, lt_time(PQ_LT_TIMESTAMP, PQ_UNIT_NANOS, true), "timestamp_ns", G_TS_NS),
         leaf("ts_ns", OPT, PQ_INT64, 0, lt_time(PQ_LT_TIMESTAMP, PQ_UNIT_NANOS, false), "timestamp_ns", G_TS_NS)),
-        2000, o, NULL);
-    emit("types_int96", COLS(leaf("ts96", OPT, PQ_INT96, 0, lt_none(), "int96", G_INT96)), 1500, o, NULL);
+        2000, o, 0);
+    emit("types_int96", COLS(leaf("ts96", OPT, PQ_INT96, 0, lt_none(), "int96", G_INT96)), 1500, o, 0);
     emit("types_interval", COLS(
-        leaf("iv", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 12, lt_kind(PQ_LT_INTERVAL), "interval", G_INTERVAL)), 1500, o, NULL);
+        leaf("iv", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 12, lt_kind(PQ_LT_INTERVAL), "interval", G_INTERVAL)), 1500, o, 0);
     emit("types_interval_u32max", COLS(
-        leaf("iv", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 12, lt_kind(PQ_LT_INTERVAL), "interval", G_INTERVAL_MAX)), 300, o, NULL);
-    emit("types_bson", COLS(leaf("bs", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_BSON), "bson", G_BSON)), 1000, o, NULL);
+        leaf("iv", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 12, lt_kind(PQ_LT_INTERVAL), "interval", G_INTERVAL_MAX)), 300, o, 0);
+    emit("types_bson", COLS(leaf("bs", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_BSON), "bson", G_BSON)), 1000, o, 0);
     {
         pq_logical geo = lt_kind(PQ_LT_GEOGRAPHY);
         geo.algorithm = PQ_EDGE_SPHERICAL;
         emit("types_geometry_geography_wkb", COLS(
             leaf("geom", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_GEOMETRY), "geometry", G_WKB),
-            leaf("geog", OPT, PQ_BYTE_ARRAY, 0, geo, "geography", G_WKB)), 1000, o, NULL);
+            leaf("geog", OPT, PQ_BYTE_ARRAY, 0, geo, "geography", G_WKB)), 1000, o, 0);
     }
     emit("types_unknown_all_null", COLS(
         l_i64("id", REQ, G_I64),
-        leaf("nothing", OPT, PQ_INT32, 0, lt_kind(PQ_LT_UNKNOWN), "unknown", G_NULL)), 1000, o, NULL);
+        leaf("nothing", OPT, PQ_INT32, 0, lt_kind(PQ_LT_UNKNOWN), "unknown", G_NULL)), 1000, o, 0);
 
     /* -- nesting ------------------------------------------------------------ */
     emit("nested_list_of_struct_with_list", COLS(
@@ -1325,18 +1426,18 @@ static void matrix(void)
             list_of("tags", OPT, l_str("element", OPT, G_STR)),
             l_double("w", REQ, G_DOUBLE)), 25)),
         list_of("req_ints", REQ, l_i32("element", REQ, G_I32)),
-        list_of("ll", OPT, list_of("element", OPT, l_i64("element", OPT, G_I64)))), 3000, o, NULL);
+        list_of("ll", OPT, list_of("element", OPT, l_i64("element", OPT, G_I64)))), 3000, o, 0);
     emit("nested_maps", COLS(
         map_of("m_str_list", OPT, l_str("key", REQ, G_STR_KEY), list_of("value", OPT, l_i32("element", OPT, G_I32))),
         map_of("m_i64_struct", OPT, l_i64("key", REQ, G_I64),
                GROUP("value", OPT, l_str("s", OPT, G_STR), l_bool("b", REQ))),
-        map_of("m_req", REQ, l_i32("key", REQ, G_I32), l_double("value", REQ, G_DOUBLE))), 3000, o, NULL);
+        map_of("m_req", REQ, l_i32("key", REQ, G_I32), l_double("value", REQ, G_DOUBLE))), 3000, o, 0);
     emit("nested_structs", COLS(
         GROUP("s", OPT,
             l_i32("x", OPT, G_I32),
             GROUP("inner", OPT, l_str("name", OPT, G_STR), list_of("nums", OPT, l_i64("element", OPT, G_I64))),
             GROUP("req_inner", REQ, l_bool("flag", OPT), l_f16("h", OPT))),
-        GROUP("r", REQ, l_i64("a", REQ, G_I64), l_str("b", OPT, G_STR))), 3000, o, NULL);
+        GROUP("r", REQ, l_i64("a", REQ, G_I64), l_str("b", OPT, G_STR))), 3000, o, 0);
 
     /* -- encodings, page v1 and v2 ----------------------------------------- */
     for (int v = 1; v <= 2; v++) {
@@ -1352,11 +1453,11 @@ static void matrix(void)
             with_enc(l_float("f", OPT), PQ_ENC_PLAIN, 0),
             with_enc(l_double("d", OPT, G_DOUBLE), PQ_ENC_PLAIN, 0),
             with_enc(l_str("s", OPT, G_STR), PQ_ENC_PLAIN, 0),
-            with_enc(l_fixed("fx", OPT, 5), PQ_ENC_PLAIN, 0)), 2000, ov, NULL);
+            with_enc(l_fixed("fx", OPT, 5), PQ_ENC_PLAIN, 0)), 2000, ov, 0);
         snprintf(name, sizeof name, "enc_rle_bool_v%d", v);
         emit(own(strdup(name)), COLS(
             with_enc(l_bool("b", OPT), PQ_ENC_RLE, 0),
-            with_enc(l_bool("b_req", REQ), PQ_ENC_RLE, 0)), 3000, ov, NULL);
+            with_enc(l_bool("b_req", REQ), PQ_ENC_RLE, 0)), 3000, ov, 0);
         snprintf(name, sizeof name, "enc_dictionary_v%d", v);
         emit(own(strdup(name)), COLS(
             with_enc(l_i32("i32", OPT, G_I32_FEW), PQ_ENC_AUTO, 1),
@@ -1365,15 +1466,20 @@ static void matrix(void)
             with_enc(l_str("s", OPT, G_STR_FEW), PQ_ENC_AUTO, 1),
             with_enc(leaf("e", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_ENUM), "enum", G_ENUM), PQ_ENC_AUTO, 1),
             with_enc(list_of("ls", OPT, with_enc(l_str("element", OPT, G_STR_FEW), PQ_ENC_AUTO, 1)), PQ_ENC_AUTO, 1)),
-            3000, ov, NULL);
+            3000, ov, 0);
         snprintf(name, sizeof name, "enc_dictionary_fallback_v%d", v);
         {
+            /* The writer decides dictionary or fallback once per chunk
+             * (writer/chunk.c), so fallback shows across row groups. */
             pq_writer_opts of = ov;
             of.dictionary_max_bytes = 2048;
+            of.row_group_max_rows = 1000;
             emit(own(strdup(name)), COLS(
-                with_enc(l_str("s", OPT, G_STR), PQ_ENC_AUTO, 1),
-                with_enc(l_i64("i64", OPT, G_I64), PQ_ENC_AUTO, 1),
-                with_enc(l_double("d", OPT, G_DOUBLE), PQ_ENC_AUTO, 1)), 5000, of, NULL);
+                with_enc(l_str("s", OPT, G_STR_PHASE), PQ_ENC_AUTO, 1),
+                with_enc(l_i64("i64", OPT, G_I64_PHASE), PQ_ENC_AUTO, 1),
+                with_enc(l_double("d", OPT, G_DOUBLE_PHASE), PQ_ENC_AUTO, 1),
+                with_enc(list_of("ls", OPT, with_enc(l_str("element", OPT, G_STR_PHASE), PQ_ENC_AUTO, 1)), PQ_ENC_AUTO, 1)),
+                5000, of, F_DICT_MIXED);
         }
         snprintf(name, sizeof name, "enc_delta_binary_packed_v%d", v);
         emit(own(strdup(name)), COLS(
@@ -1384,33 +1490,33 @@ static void matrix(void)
             with_enc(l_int("u32", 32, false), PQ_ENC_DELTA_BINARY_PACKED, 0),
             with_enc(l_int("u64", 64, false), PQ_ENC_DELTA_BINARY_PACKED, 0),
             with_enc(leaf("ts", OPT, PQ_INT64, 0, lt_time(PQ_LT_TIMESTAMP, PQ_UNIT_MICROS, true), "timestamp_us", G_TS_US),
-                     PQ_ENC_DELTA_BINARY_PACKED, 0)), 3000, ov, NULL);
+                     PQ_ENC_DELTA_BINARY_PACKED, 0)), 3000, ov, 0);
         snprintf(name, sizeof name, "enc_delta_length_byte_array_v%d", v);
         emit(own(strdup(name)), COLS(
             with_enc(l_str("s", OPT, G_STR), PQ_ENC_DELTA_LENGTH_BYTE_ARRAY, 0),
             with_enc(l_bin("bin", OPT), PQ_ENC_DELTA_LENGTH_BYTE_ARRAY, 0),
             with_enc(list_of("ls", OPT, with_enc(l_str("element", OPT, G_STR), PQ_ENC_DELTA_LENGTH_BYTE_ARRAY, 0)), PQ_ENC_AUTO, -1)),
-            3000, ov, NULL);
+            3000, ov, 0);
         snprintf(name, sizeof name, "enc_delta_byte_array_v%d", v);
         emit(own(strdup(name)), COLS(
             with_enc(l_str("s_prefix", OPT, G_STR_PREFIX), PQ_ENC_DELTA_BYTE_ARRAY, 0),
             with_enc(l_str("s", OPT, G_STR), PQ_ENC_DELTA_BYTE_ARRAY, 0),
             with_enc(l_bin("bin", OPT), PQ_ENC_DELTA_BYTE_ARRAY, 0),
-            with_enc(l_fixed("fx", OPT, 6), PQ_ENC_DELTA_BYTE_ARRAY, 0)), 3000, ov, NULL);
+            with_enc(l_fixed("fx", OPT, 6), PQ_ENC_DELTA_BYTE_ARRAY, 0)), 3000, ov, 0);
         /* FLOAT/DOUBLE apart: DuckDB reads BYTE_STREAM_SPLIT for those only. */
         snprintf(name, sizeof name, "enc_byte_stream_split_float_double_v%d", v);
         emit(own(strdup(name)), COLS(
             with_enc(l_float("f", OPT), PQ_ENC_BYTE_STREAM_SPLIT, 0),
             with_enc(l_double("d", OPT, G_DOUBLE), PQ_ENC_BYTE_STREAM_SPLIT, 0),
             with_enc(leaf("d_req", REQ, PQ_DOUBLE, 0, lt_none(), "double", G_DOUBLE), PQ_ENC_BYTE_STREAM_SPLIT, 0)),
-            3000, ov, NULL);
+            3000, ov, 0);
         snprintf(name, sizeof name, "enc_byte_stream_split_int_flba_v%d", v);
         emit(own(strdup(name)), COLS(
             with_enc(l_i32("i32", OPT, G_I32), PQ_ENC_BYTE_STREAM_SPLIT, 0),
             with_enc(l_i64("i64", OPT, G_I64), PQ_ENC_BYTE_STREAM_SPLIT, 0),
             with_enc(l_fixed("fx", OPT, 5), PQ_ENC_BYTE_STREAM_SPLIT, 0),
             with_enc(l_f16("h", OPT), PQ_ENC_BYTE_STREAM_SPLIT, 0),
-            with_enc(l_dec("dec", PQ_FIXED_LEN_BYTE_ARRAY, 7, 16, 3), PQ_ENC_BYTE_STREAM_SPLIT, 0)), 3000, ov, NULL);
+            with_enc(l_dec("dec", PQ_FIXED_LEN_BYTE_ARRAY, 7, 16, 3), PQ_ENC_BYTE_STREAM_SPLIT, 0)), 3000, ov, 0);
     }
 
     /* -- codecs x page versions --------------------------------------------- */
@@ -1427,7 +1533,7 @@ static void matrix(void)
             oc.page_version = v;
             mixed_cols(c);
             snprintf(name, sizeof name, "codec_%s_v%d", codecs[i].n, v);
-            emit(own(strdup(name)), c, 6, 4000, oc, NULL);
+            emit(own(strdup(name)), c, 6, 4000, oc, 0);
         }
     }
 
@@ -1438,21 +1544,21 @@ static void matrix(void)
         og.row_group_max_rows = 997;
         og.page_max_rows = 101;
         mixed_cols(c);
-        emit("rowgroups_many_pages_many", c, 6, 10000, og, NULL);
+        emit("rowgroups_many_pages_many", c, 6, 10000, og, 0);
         og.page_version = 1;
         mixed_cols(c);
-        emit("rowgroups_many_pages_many_v1", c, 6, 10000, og, NULL);
+        emit("rowgroups_many_pages_many_v1", c, 6, 10000, og, 0);
     }
     {
         pq_writer_opts op = o;
         op.page_max_rows = 7;
         emit("pages_tiny_nested_v2", COLS(
             list_of("ll", OPT, list_of("element", OPT, l_i32("element", OPT, G_I32))),
-            map_of("m", OPT, l_str("key", REQ, G_STR_KEY), l_str("value", OPT, G_STR))), 2000, op, NULL);
+            map_of("m", OPT, l_str("key", REQ, G_STR_KEY), l_str("value", OPT, G_STR))), 2000, op, 0);
         op.page_version = 1;
         emit("pages_tiny_nested_v1", COLS(
             list_of("ll", OPT, list_of("element", OPT, l_i32("element", OPT, G_I32))),
-            map_of("m", OPT, l_str("key", REQ, G_STR_KEY), l_str("value", OPT, G_STR))), 2000, op, NULL);
+            map_of("m", OPT, l_str("key", REQ, G_STR_KEY), l_str("value", OPT, G_STR))), 2000, op, 0);
     }
     {
         pq_writer_opts ob = o;
@@ -1460,7 +1566,7 @@ static void matrix(void)
         ob.page_max_rows = 20000;
         emit("pages_by_bytes_big_strings", COLS(
             leaf("big", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_STRING), "string", G_STR_BIG),
-            l_i64("i", OPT, G_I64)), 400, ob, NULL);
+            l_i64("i", OPT, G_I64)), 400, ob, 0);
     }
     {
         pq_writer_opts on = o;
@@ -1469,14 +1575,14 @@ static void matrix(void)
         on.page_index = false;
         gtype *c[6];
         mixed_cols(c);
-        emit("opts_no_crc_stats_index", c, 6, 2000, on, NULL);
+        emit("opts_no_crc_stats_index", c, 6, 2000, on, 0);
     }
     {
         gtype *c[6];
         mixed_cols(c);
-        emit("empty_zero_rows", c, 6, 0, o, NULL);
+        emit("empty_zero_rows", c, 6, 0, o, 0);
         mixed_cols(c);
-        emit("one_row", c, 6, 1, o, NULL);
+        emit("one_row", c, 6, 1, o, 0);
     }
 }
 
