@@ -436,7 +436,7 @@ int sk_parse_interval(const char *s, size_t n, uint8_t out[12])
             i++;
             continue;
         }
-        uint64_t w, ms;
+        uint64_t w = 0, ms = 0;
         char d = duration_item(s, n, &i, &w, &ms);
         uint64_t add;
         if (!in_time && d == 'Y') months += w * 12;
