@@ -1,0 +1,693 @@
+/* shred.c - one NDJSON record to one row (see shred.h): routes the JSON
+ * parser's events by the columns' `from` paths, keeps what no column takes
+ * (or what does not fit) in the `*` rest column, and finishes the row with
+ * nulls, defaults and the ingest time.
+ *
+ * One pass, no DOM: a trie of paths decides where each value goes as its
+ * key arrives; typed containers are level-encoded as their events stream
+ * by (shred_value.c). A value that turns out not to fit halfway through a
+ * container is re-read from its byte range in the line into the rest
+ * column, which is cheaper than buffering every container just in case. */
+#include "shred_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the path trie --------------------------------------------------------- */
+
+static sh_trie *trie_child(sh_trie *n, const char *key, size_t len, bool create)
+{
+    for (size_t i = 0; i < n->n_children; i++)
+        if (n->children[i].key_len == len && memcmp(n->children[i].key, key, len) == 0)
+            return &n->children[i];
+    if (!create)
+        return NULL;
+    if (n->n_children == n->cap_children) {
+        size_t cap = n->cap_children ? n->cap_children * 2 : 4;
+        sh_trie *p = realloc(n->children, cap * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        n->children = p;
+        n->cap_children = cap;
+    }
+    sh_trie *c = &n->children[n->n_children];
+    memset(c, 0, sizeof *c);
+    c->column = -1;
+    if ((c->key = malloc(len + 1)) == NULL)
+        return NULL;
+    memcpy(c->key, key, len);
+    c->key[len] = '\0';
+    c->key_len = len;
+    n->n_children++;
+    return c;
+}
+
+static void trie_free(sh_trie *n)
+{
+    for (size_t i = 0; i < n->n_children; i++)
+        trie_free(&n->children[i]);
+    free(n->children);
+    free(n->key);
+}
+
+static int trie_add(sh_shredder *s, int column, pq_err *err)
+{
+    const sc_column *c = &s->spec->columns[column];
+    sh_trie *n = &s->root;
+    for (size_t i = 0; i < c->path_len; i++) {
+        if (n->column >= 0)
+            break;
+        n = trie_child(n, c->path[i], strlen(c->path[i]), true);
+        if (n == NULL)
+            return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
+    }
+    if (n->column >= 0 || n->n_children > 0)
+        return pq_err_set(err, PQ_EINVAL, "column '%s': its path overlaps another column's", c->name);
+    n->column = column;
+    return PQ_OK;
+}
+
+/* Binary search needs sorted children; sorting once at setup keeps key
+ * lookup O(log n) on wide records (Windows events carry 165 keys). */
+static int trie_cmp(const void *a, const void *b)
+{
+    const sh_trie *x = a, *y = b;
+    size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+    int c = memcmp(x->key, y->key, n);
+    return c ? c : (x->key_len > y->key_len) - (x->key_len < y->key_len);
+}
+
+static void trie_sort(sh_trie *n)
+{
+    if (n->n_children > 1)
+        qsort(n->children, n->n_children, sizeof *n->children, trie_cmp);
+    for (size_t i = 0; i < n->n_children; i++)
+        trie_sort(&n->children[i]);
+}
+
+static const sh_trie *trie_find(const sh_trie *n, const char *key, size_t len)
+{
+    size_t lo = 0, hi = n->n_children;
+    sh_trie probe = {.key = (char *)key, .key_len = len};
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = trie_cmp(&probe, &n->children[mid]);
+        if (c == 0)
+            return &n->children[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static int setup_columns(sh_shredder *s, pq_err *err)
+{
+    size_t n = s->spec->n_columns;
+    s->cols = calloc(n ? n : 1, sizeof *s->cols);
+    s->variants = calloc(n ? n : 1, sizeof *s->variants);
+    s->json_text = calloc(n ? n : 1, sizeof *s->json_text);
+    if (!s->cols || !s->variants || !s->json_text)
+        return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const sc_column *c = &s->spec->columns[i];
+        pq_buf_init(&s->json_text[i]);
+        if (c->source == SC_SRC_PATH && (int)i != s->spec->rest) {
+            int rc = trie_add(s, (int)i, err);
+            if (rc != 0)
+                return rc;
+        }
+        if (c->type->kind == SC_VARIANT && (int)i != s->spec->rest) {
+            s->variants[i] = calloc(1, sizeof(vr_builder));
+            if (s->variants[i] == NULL || vr_builder_init(s->variants[i], NULL) != 0)
+                return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
+        }
+    }
+    trie_sort(&s->root);
+    return PQ_OK;
+}
+
+int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err)
+{
+    sh_shredder *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
+    s->spec = spec;
+    s->root.column = -1;
+    pq_buf_init(&s->keys);
+    pq_buf_init(&s->seen);
+    pq_buf_init(&s->scratch);
+    int rc = json_parser_init(&s->parser, 0) || json_parser_init(&s->replay, 0) ||
+             vr_builder_init(&s->rest, NULL) ? PQ_ENOMEM : 0;
+    if (rc != 0)
+        rc = pq_err_set(err, rc, "shredder: out of memory");
+    rc = rc ? rc : setup_columns(s, err);
+    if (rc != 0) {
+        sh_shredder_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return PQ_OK;
+}
+
+void sh_shredder_destroy(sh_shredder *s)
+{
+    if (s == NULL)
+        return;
+    trie_free(&s->root);
+    json_parser_free(&s->parser);
+    json_parser_free(&s->replay);
+    vr_builder_free(&s->rest);
+    for (size_t i = 0; s->variants && i < s->spec->n_columns; i++) {
+        if (s->variants[i])
+            vr_builder_free(s->variants[i]);
+        free(s->variants[i]);
+    }
+    for (size_t i = 0; s->json_text && i < s->spec->n_columns; i++)
+        pq_buf_free(&s->json_text[i]);
+    free(s->variants);
+    free(s->json_text);
+    free(s->cols);
+    free(s->frames);
+    pq_buf_free(&s->keys);
+    pq_buf_free(&s->seen);
+    pq_buf_free(&s->scratch);
+    free(s);
+}
+
+/* ---- frames and the rest column ---------------------------------------------- */
+
+bool sh_has_rest(const sh_shredder *s)
+{
+    return s->spec->rest >= 0;
+}
+
+int sh_push(sh_shredder *s, const sh_frame *f)
+{
+    if (s->n_frames == s->cap_frames) {
+        size_t cap = s->cap_frames ? s->cap_frames * 2 : 16;
+        sh_frame *p = realloc(s->frames, cap * sizeof *p);
+        if (p == NULL)
+            return PQ_ENOMEM;
+        s->frames = p;
+        s->cap_frames = cap;
+    }
+    s->frames[s->n_frames++] = *f;
+    return PQ_OK;
+}
+
+static int fail(sh_shredder *s, int rc)
+{
+    if (rc == PQ_ENOMEM)
+        s->fatal = pq_err_set(s->err, PQ_ENOMEM, "shredder: out of memory");
+    else if (rc != 0 && !s->reject && !s->fatal)
+        s->fatal = pq_err_set(s->err, rc, "shredder: variant encoding failed: %s",
+                              s->rest.err.msg);
+    return rc;
+}
+
+/* Opens, in the rest builder, every route object from the root down to the
+ * current one that is not open yet, so unmatched fields keep their
+ * nesting ({"http": {"x": 1}} when only http.status is a column). */
+static int rest_open_path(sh_shredder *s)
+{
+    for (size_t i = 0; i < s->n_frames; i++) {
+        sh_frame *f = &s->frames[i];
+        if (f->mode != FM_ROUTE || f->rest_open)
+            continue;
+        int rc = i == 0 ? 0 : vr_key(&s->rest, (const char *)s->keys.data + f->key_off, f->key_len);
+        rc = rc ? rc : vr_begin_object(&s->rest);
+        if (rc != 0)
+            return rc;
+        f->rest_open = true;
+        s->has_rest_value = true;
+    }
+    return PQ_OK;
+}
+
+static int rest_mirror(sh_shredder *s, int ev, const void *payload)
+{
+    if (ev == EV_BEGIN_OBJECT)
+        return vr_begin_object(&s->rest);
+    if (ev == EV_BEGIN_ARRAY)
+        return vr_begin_array(&s->rest);
+    return shv_scalar_to_variant(&s->rest, ev, payload);
+}
+
+/* A value under key (key_off, key_len) of the current route object goes
+ * to the rest column. */
+static int rest_value(sh_shredder *s, size_t key_off, size_t key_len, bool keyed, int ev,
+                      const void *payload)
+{
+    int rc = rest_open_path(s);
+    if (rc == 0 && keyed)
+        rc = vr_key(&s->rest, (const char *)s->keys.data + key_off, key_len);
+    if (rc == 0 && !keyed)
+        s->has_rest_value = true;
+    rc = rc ? rc : rest_mirror(s, ev, payload);
+    if (rc == 0 && (ev == EV_BEGIN_OBJECT || ev == EV_BEGIN_ARRAY)) {
+        sh_frame f = {.mode = FM_REST, .is_object = ev == EV_BEGIN_OBJECT, .column = -1};
+        rc = sh_push(s, &f);
+    }
+    return rc;
+}
+
+/* ---- replaying a value that did not fit ------------------------------------ */
+
+static int rp_begin_object(void *u) { return vr_begin_object(&((sh_shredder *)u)->rest); }
+static int rp_end_object(void *u) { return vr_end_object(&((sh_shredder *)u)->rest); }
+static int rp_begin_array(void *u) { return vr_begin_array(&((sh_shredder *)u)->rest); }
+static int rp_end_array(void *u) { return vr_end_array(&((sh_shredder *)u)->rest); }
+static int rp_key(void *u, const char *k, size_t n) { return vr_key(&((sh_shredder *)u)->rest, k, n); }
+static int rp_string(void *u, const char *v, size_t n)
+{
+    sh_str str = {v, n};
+    return shv_scalar_to_variant(&((sh_shredder *)u)->rest, EV_STRING, &str);
+}
+static int rp_number(void *u, const json_number *n)
+{
+    return shv_scalar_to_variant(&((sh_shredder *)u)->rest, EV_NUMBER, n);
+}
+static int rp_bool(void *u, bool v)
+{
+    return shv_scalar_to_variant(&((sh_shredder *)u)->rest, EV_BOOL, &v);
+}
+static int rp_null(void *u) { return shv_scalar_to_variant(&((sh_shredder *)u)->rest, EV_NULL, NULL); }
+
+static const json_handler replay_handler = {
+    rp_begin_object, rp_key, rp_end_object, rp_begin_array, rp_end_array,
+    rp_string, rp_number, rp_bool, rp_null,
+};
+
+/* The failed column's value (its container just closed) is re-read from
+ * the line into the rest column under its key; without a rest column the
+ * record is rejected. */
+static int replay_into_rest(sh_shredder *s, int column)
+{
+    const sc_column *c = &s->spec->columns[column];
+    sh_colstate *cs = &s->cols[column];
+    if (!sh_has_rest(s)) {
+        s->reject = pq_err_set(s->err, SH_REJECTED, "field '%s': value does not fit column '%s' "
+                               "and there is no rest (\"*\") column", c->from ? c->from : c->name,
+                               c->name);
+        return SH_REJECTED;
+    }
+    size_t end = json_parser_offset(&s->parser) + 1;
+    int rc = rest_open_path(s);
+    rc = rc ? rc : vr_key(&s->rest, (const char *)s->keys.data + cs->key_off, cs->key_len);
+    if (rc != 0)
+        return rc;
+    pq_err perr;
+    return json_parse_line(&s->replay, s->line + cs->raw_start, end - cs->raw_start,
+                           &replay_handler, s, &perr);
+}
+
+/* ---- column values ----------------------------------------------------------- */
+
+static bool is_container(int ev)
+{
+    return ev == EV_BEGIN_OBJECT || ev == EV_BEGIN_ARRAY;
+}
+
+/* A duplicate key replaces the earlier value (last wins), so the column's
+ * leaves drop what this row put into them. */
+static void restart_column(sh_shredder *s, int column)
+{
+    const sc_type *t = s->spec->columns[column].type;
+    for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
+        pq_writer_abort_leaf(s->w, (size_t)l);
+    if (t->kind == SC_VARIANT)
+        pq_writer_abort_leaf(s->w, (size_t)t->metadata_leaf);
+    s->cols[column].seen = false;
+    s->cols[column].failed = false;
+}
+
+static int finish_variant_column(sh_shredder *s, int column)
+{
+    vr_variant v;
+    int rc = vr_finish(s->variants[column], &v);
+    if (rc != 0)
+        return rc;
+    rc = shv_write_variant(s, s->spec->columns[column].type, &v, 0);
+    s->cols[column].seen = rc == 0;
+    return rc;
+}
+
+static int finish_json_column(sh_shredder *s, int column)
+{
+    const sc_type *t = s->spec->columns[column].type;
+    pq_buf *b = &s->json_text[column];
+    int rc = pq_column_put_bytes(pq_writer_column(s->w, (size_t)t->leaf), 0, b->data, b->len);
+    s->cols[column].seen = rc == 0;
+    return rc;
+}
+
+static int begin_untyped_column(sh_shredder *s, int column, int ev, const void *payload)
+{
+    const sc_type *t = s->spec->columns[column].type;
+    bool container = is_container(ev);
+    int rc;
+    if (t->kind == SC_VARIANT) {
+        vr_builder *b = s->variants[column];
+        vr_builder_reset(b);
+        rc = ev == EV_BEGIN_OBJECT ? vr_begin_object(b) : ev == EV_BEGIN_ARRAY ? vr_begin_array(b)
+                                                        : shv_scalar_to_variant(b, ev, payload);
+    } else {
+        pq_buf_reset(&s->json_text[column]);
+        rc = shv_json_text(&s->json_text[column], ev, payload);
+    }
+    if (rc != 0)
+        return rc;
+    if (!container)
+        return t->kind == SC_VARIANT ? finish_variant_column(s, column)
+                                     : finish_json_column(s, column);
+    sh_frame f = {.mode = t->kind == SC_VARIANT ? FM_VARIANT : FM_JSON,
+                  .is_object = ev == EV_BEGIN_OBJECT, .column_root = true, .column = column};
+    return sh_push(s, &f);
+}
+
+static int begin_column(sh_shredder *s, const sh_target *tg, int ev, const void *payload)
+{
+    int column = tg->column;
+    const sc_column *c = &s->spec->columns[column];
+    sh_colstate *cs = &s->cols[column];
+    if (cs->seen || cs->failed)
+        restart_column(s, column);
+    cs->raw_start = json_parser_offset(&s->parser);
+    cs->key_off = tg->key_off;
+    cs->key_len = tg->key_len;
+    if (c->type->kind == SC_VARIANT || c->type->kind == SC_JSON)
+        return begin_untyped_column(s, column, ev, payload);
+    size_t depth = s->n_frames;
+    int rc = shv_typed_value(s, column, c->type, !c->required, 0, ev, payload);
+    if (rc != 0)
+        return rc;
+    if (s->n_frames > depth) {
+        s->frames[depth].column_root = true;
+        return PQ_OK;
+    }
+    if (!cs->failed) {
+        cs->seen = true;
+        return PQ_OK;
+    }
+    if (!sh_has_rest(s))
+        return replay_into_rest(s, column); /* rejects, naming the field */
+    return rest_value(s, tg->key_off, tg->key_len, true, ev, payload);
+}
+
+/* ---- event dispatch -------------------------------------------------------------- */
+
+static int dispatch(sh_shredder *s, const sh_target *tg, int ev, const void *payload)
+{
+    switch (tg->kind) {
+    case T_REST:
+        return rest_value(s, tg->key_off, tg->key_len, true, ev, payload);
+    case T_ROUTE:
+        if (ev == EV_BEGIN_OBJECT) {
+            sh_frame f = {.mode = FM_ROUTE, .is_object = true, .node = tg->node,
+                          .key_off = tg->key_off, .key_len = tg->key_len, .column = -1};
+            return sh_push(s, &f);
+        }
+        if (sh_has_rest(s))
+            return rest_value(s, tg->key_off, tg->key_len, true, ev, payload);
+        break;
+    case T_COLUMN:
+        return begin_column(s, tg, ev, payload);
+    case T_TYPED:
+        return shv_typed_value(s, tg->column, tg->type, tg->nullable, tg->rep, ev, payload);
+    case T_IGNORE:
+        break;
+    }
+    if (is_container(ev)) {
+        sh_frame f = {.mode = FM_SKIP, .is_object = ev == EV_BEGIN_OBJECT, .column = -1};
+        return sh_push(s, &f);
+    }
+    return PQ_OK;
+}
+
+/* The record itself: an object routes; anything else goes whole to the
+ * rest column, or is rejected when there is none. */
+static int root_value(sh_shredder *s, int ev, const void *payload)
+{
+    if (ev == EV_BEGIN_OBJECT) {
+        sh_frame f = {.mode = FM_ROUTE, .is_object = true, .node = &s->root, .column = -1};
+        return sh_push(s, &f);
+    }
+    if (!sh_has_rest(s)) {
+        s->reject = pq_err_set(s->err, SH_REJECTED, "record is not a JSON object");
+        return SH_REJECTED;
+    }
+    return rest_value(s, 0, 0, false, ev, payload);
+}
+
+static int on_value(sh_shredder *s, int ev, const void *payload)
+{
+    if (s->n_frames == 0)
+        return root_value(s, ev, payload);
+    sh_frame *top = &s->frames[s->n_frames - 1];
+    bool container = is_container(ev);
+    int rc = 0;
+    switch (top->mode) {
+    case FM_REST:
+        rc = rest_mirror(s, ev, payload);
+        break;
+    case FM_VARIANT:
+        rc = ev == EV_BEGIN_OBJECT ? vr_begin_object(s->variants[top->column])
+           : ev == EV_BEGIN_ARRAY ? vr_begin_array(s->variants[top->column])
+           : shv_scalar_to_variant(s->variants[top->column], ev, payload);
+        break;
+    case FM_JSON:
+        rc = shv_json_text(&s->json_text[top->column], ev, payload);
+        break;
+    case FM_SKIP:
+        break;
+    case FM_TYPED:
+        if (s->cols[top->column].failed)
+            break;
+        if (top->type->kind == SC_LIST) {
+            const sc_type *e = top->type->elem;
+            s->target = (sh_target){.kind = T_TYPED, .column = top->column, .type = e,
+                                    .nullable = true, .rep = top->first ? top->rep : e->rep};
+            top->first = false;
+        }
+        return dispatch(s, &s->target, ev, payload);
+    case FM_ROUTE:
+        return dispatch(s, &s->target, ev, payload);
+    }
+    if (rc == 0 && container) {
+        sh_frame f = {.mode = top->mode, .is_object = ev == EV_BEGIN_OBJECT, .column = top->column};
+        if (top->mode == FM_TYPED)
+            f.mode = FM_SKIP; /* inside a failed column */
+        rc = sh_push(s, &f);
+    }
+    return rc;
+}
+
+static int key_copy(sh_shredder *s, const char *k, size_t len, size_t *off)
+{
+    *off = s->keys.len;
+    return pq_buf_append(&s->keys, k, len);
+}
+
+static int on_key(sh_shredder *s, const char *k, size_t len)
+{
+    sh_frame *top = &s->frames[s->n_frames - 1];
+    switch (top->mode) {
+    case FM_REST:
+        return vr_key(&s->rest, k, len);
+    case FM_VARIANT:
+        return vr_key(s->variants[top->column], k, len);
+    case FM_JSON:
+        return shv_json_key(&s->json_text[top->column], k, len);
+    case FM_SKIP:
+        return PQ_OK;
+    case FM_TYPED:
+        return s->cols[top->column].failed ? PQ_OK : shv_typed_key(s, top, k, len);
+    case FM_ROUTE:
+        break;
+    }
+    sh_target *tg = &s->target;
+    memset(tg, 0, sizeof *tg);
+    if (key_copy(s, k, len, &tg->key_off) != 0)
+        return PQ_ENOMEM;
+    tg->key_len = len;
+    const sh_trie *child = trie_find(top->node, k, len);
+    if (child != NULL && child->column >= 0) {
+        tg->kind = T_COLUMN;
+        tg->column = child->column;
+    } else if (child != NULL) {
+        tg->kind = T_ROUTE;
+        tg->node = child;
+    } else {
+        tg->kind = sh_has_rest(s) ? T_REST : T_IGNORE;
+    }
+    return PQ_OK;
+}
+
+static int end_column_frame(sh_shredder *s, const sh_frame *f)
+{
+    sh_colstate *cs = &s->cols[f->column];
+    if (f->mode == FM_VARIANT)
+        return finish_variant_column(s, f->column);
+    if (f->mode == FM_JSON)
+        return finish_json_column(s, f->column);
+    if (cs->failed)
+        return replay_into_rest(s, f->column);
+    cs->seen = true;
+    return PQ_OK;
+}
+
+static int on_end(sh_shredder *s, bool object)
+{
+    sh_frame f = s->frames[s->n_frames - 1];
+    int rc = 0;
+    switch (f.mode) {
+    case FM_ROUTE:
+        rc = f.rest_open ? vr_end_object(&s->rest) : 0;
+        break;
+    case FM_REST:
+        rc = object ? vr_end_object(&s->rest) : vr_end_array(&s->rest);
+        break;
+    case FM_VARIANT:
+        rc = object ? vr_end_object(s->variants[f.column]) : vr_end_array(s->variants[f.column]);
+        break;
+    case FM_JSON:
+        rc = shv_json_end(&s->json_text[f.column], object);
+        break;
+    case FM_TYPED:
+        rc = s->cols[f.column].failed ? 0 : shv_typed_end(s, &s->frames[s->n_frames - 1]);
+        break;
+    case FM_SKIP:
+        break;
+    }
+    s->n_frames--;
+    if (rc == 0 && f.column_root)
+        rc = end_column_frame(s, &f);
+    return rc;
+}
+
+/* ---- JSON parser callbacks -------------------------------------------------------- */
+
+static int cb_result(sh_shredder *s, int rc)
+{
+    if (rc != 0 && !s->reject && !s->fatal)
+        fail(s, rc);
+    return rc != 0 || s->reject || s->fatal;
+}
+
+static int cb_begin_object(void *u) { return cb_result(u, on_value(u, EV_BEGIN_OBJECT, NULL)); }
+static int cb_begin_array(void *u) { return cb_result(u, on_value(u, EV_BEGIN_ARRAY, NULL)); }
+static int cb_end_object(void *u) { return cb_result(u, on_end(u, true)); }
+static int cb_end_array(void *u) { return cb_result(u, on_end(u, false)); }
+static int cb_key(void *u, const char *k, size_t n) { return cb_result(u, on_key(u, k, n)); }
+static int cb_string(void *u, const char *v, size_t n)
+{
+    sh_str str = {v, n};
+    return cb_result(u, on_value(u, EV_STRING, &str));
+}
+static int cb_number(void *u, const json_number *n) { return cb_result(u, on_value(u, EV_NUMBER, n)); }
+static int cb_bool(void *u, bool v) { return cb_result(u, on_value(u, EV_BOOL, &v)); }
+static int cb_null(void *u) { return cb_result(u, on_value(u, EV_NULL, NULL)); }
+
+static const json_handler record_handler = {
+    cb_begin_object, cb_key, cb_end_object, cb_begin_array, cb_end_array,
+    cb_string, cb_number, cb_bool, cb_null,
+};
+
+/* ---- the record ------------------------------------------------------------------ */
+
+static void record_reset(sh_shredder *s, pq_writer *w, const char *line, size_t len,
+                         int64_t ingest_us, pq_err *err)
+{
+    s->n_frames = 0;
+    pq_buf_reset(&s->keys);
+    pq_buf_reset(&s->seen);
+    memset(s->cols, 0, s->spec->n_columns * sizeof *s->cols);
+    memset(&s->target, 0, sizeof s->target);
+    vr_builder_reset(&s->rest);
+    s->w = w;
+    s->line = line;
+    s->line_len = len;
+    s->ingest_us = ingest_us;
+    s->err = err;
+    s->reject = 0;
+    s->fatal = 0;
+    s->has_rest_value = false;
+}
+
+static int finish_rest(sh_shredder *s)
+{
+    if (!sh_has_rest(s))
+        return PQ_OK;
+    int rc = 0;
+    if (!s->has_rest_value) { /* nothing left over: an empty object */
+        rc = vr_begin_object(&s->rest);
+        rc = rc ? rc : vr_end_object(&s->rest);
+    }
+    vr_variant v;
+    rc = rc ? rc : vr_finish(&s->rest, &v);
+    return rc ? rc : shv_write_variant(s, s->spec->columns[s->spec->rest].type, &v, 0);
+}
+
+static int put_ingest_time(sh_shredder *s, const sc_column *c)
+{
+    int64_t v = s->ingest_us;
+    if (c->type->unit == PQ_UNIT_MILLIS)
+        v = v >= 0 ? v / 1000 : -((-v + 999) / 1000);
+    else if (c->type->unit == PQ_UNIT_NANOS)
+        v *= 1000;
+    return pq_column_put_i64(pq_writer_column(s->w, (size_t)c->type->leaf), 0, v);
+}
+
+static int finish_columns(sh_shredder *s)
+{
+    for (size_t i = 0; i < s->spec->n_columns; i++) {
+        const sc_column *c = &s->spec->columns[i];
+        int rc = 0;
+        if ((int)i == s->spec->rest)
+            continue;
+        if (c->source == SC_SRC_INGEST_TIME)
+            rc = put_ingest_time(s, c);
+        else if (!s->cols[i].seen)
+            rc = shv_missing_column(s, (int)i);
+        if (rc != 0 || s->reject)
+            return rc;
+    }
+    return PQ_OK;
+}
+
+static int parse_record(sh_shredder *s, const char *line, size_t len)
+{
+    pq_err perr;
+    int rc = json_parse_line(&s->parser, line, len, &record_handler, s, &perr);
+    if (s->fatal || s->reject)
+        return PQ_OK;
+    if (rc == JSON_EMPTY)
+        s->reject = pq_err_set(s->err, SH_REJECTED, "empty line");
+    else if (rc != 0)
+        s->reject = pq_err_set(s->err, SH_REJECTED, "invalid JSON: %s", perr.msg);
+    return PQ_OK;
+}
+
+int sh_shred_line(sh_shredder *s, pq_writer *w, const char *line, size_t len,
+                  int64_t ingest_us, pq_err *err)
+{
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    record_reset(s, w, line, len, ingest_us, err);
+    parse_record(s, line, len);
+    if (!s->fatal && !s->reject) {
+        int rc = finish_rest(s);
+        rc = rc ? rc : finish_columns(s);
+        if (rc != 0 && !s->reject)
+            fail(s, rc);
+    }
+    if (s->fatal || s->reject) {
+        pq_writer_abort_row(w);
+        return s->fatal ? s->fatal : SH_REJECTED;
+    }
+    return pq_writer_end_row(w, err);
+}

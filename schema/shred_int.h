@@ -1,0 +1,118 @@
+/* shred_int.h - internals shared by shred.c (routing, rest column, record
+ * loop) and shred_value.c (typed values, levels, Variant columns). */
+#ifndef PQ_SHRED_INT_H
+#define PQ_SHRED_INT_H
+
+#include "json.h"
+#include "shred.h"
+#include "variant.h"
+
+/* Trie of `from` paths: a node either owns a column or has children. */
+typedef struct sh_trie {
+    char *key;
+    size_t key_len;
+    struct sh_trie *children;
+    size_t n_children, cap_children;
+    int column;                  /* index into spec->columns, -1 none */
+} sh_trie;
+
+typedef enum sh_mode {
+    FM_ROUTE,                    /* object on a column path: keys route */
+    FM_REST,                     /* mirrored into the rest builder */
+    FM_TYPED,                    /* container of a typed column */
+    FM_VARIANT,                  /* mirrored into a variant column builder */
+    FM_JSON,                     /* re-serialized into a json column */
+    FM_SKIP                      /* ignored (unmapped, or a failed column) */
+} sh_mode;
+
+typedef struct sh_frame {
+    uint8_t mode;
+    bool is_object;
+    bool column_root;            /* the container that is a column's value */
+    bool rest_open;              /* FM_ROUTE: opened in the rest builder */
+    bool first;                  /* FM_TYPED list/map: no entry yet */
+    const sh_trie *node;         /* FM_ROUTE */
+    size_t key_off, key_len;     /* this container's key in its parent */
+    const sc_type *type;         /* FM_TYPED: LIST, MAP or STRUCT */
+    uint16_t rep;                /* FM_TYPED: rep level of the next child */
+    size_t seen_off;             /* FM_TYPED struct: field flags in seen */
+    int column;                  /* owning column, -1 for route/rest */
+} sh_frame;
+
+/* Where the next value event goes (set by a key, or by a list frame). */
+typedef enum sh_target_kind {
+    T_IGNORE, T_REST, T_ROUTE, T_COLUMN, T_TYPED
+} sh_target_kind;
+
+typedef struct sh_target {
+    sh_target_kind kind;
+    const sh_trie *node;         /* T_ROUTE */
+    int column;                  /* T_COLUMN, T_TYPED */
+    const sc_type *type;         /* T_TYPED */
+    bool nullable;               /* T_TYPED */
+    uint16_t rep;                /* T_TYPED */
+    size_t key_off, key_len;     /* key text in keys, for the rest column */
+} sh_target;
+
+/* Per top-level column state for the current record. */
+typedef struct sh_colstate {
+    bool seen;
+    bool failed;                 /* value did not fit: goes to rest */
+    size_t raw_start;            /* byte offset of the value in the line */
+    size_t key_off, key_len;     /* its key, for replay into rest */
+    size_t parent_frame;         /* route frame the value sits in */
+} sh_colstate;
+
+struct sh_shredder {
+    const sc_schema *spec;
+    sh_trie root;
+    json_parser parser;          /* the record */
+    json_parser replay;          /* a failed value, re-read into rest */
+    vr_builder rest;             /* the `*` column */
+    vr_builder **variants;       /* per column, NULL unless variant */
+    pq_buf *json_text;           /* per column, for json columns */
+    sh_colstate *cols;
+    sh_frame *frames;
+    size_t n_frames, cap_frames;
+    pq_buf keys;                 /* key copies of the current record */
+    pq_buf seen;                 /* struct field flags */
+    pq_buf scratch;              /* conversions */
+    sh_target target;
+    /* per record */
+    pq_writer *w;
+    const char *line;
+    size_t line_len;
+    int64_t ingest_us;
+    pq_err *err;
+    int reject;                  /* SH_REJECTED once decided */
+    int fatal;                   /* writer error */
+    bool has_rest_value;         /* the rest builder holds the record root */
+};
+
+/* shred_value.c */
+int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
+                    int ev, const void *payload);
+int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len);
+int shv_typed_end(sh_shredder *s, sh_frame *f);
+int shv_nulls(sh_shredder *s, const sc_type *t, uint16_t rep, uint16_t def);
+int shv_write_variant(sh_shredder *s, const sc_type *t, const vr_variant *v, uint16_t rep);
+int shv_missing_column(sh_shredder *s, int column);
+int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload);
+int shv_json_text(pq_buf *out, int ev, const void *payload);
+int shv_json_key(pq_buf *out, const char *k, size_t len);
+int shv_json_end(pq_buf *out, bool object);
+void shv_fail_column(sh_shredder *s, int column, const char *why);
+
+/* shred.c */
+int sh_push(sh_shredder *s, const sh_frame *f);
+bool sh_has_rest(const sh_shredder *s);
+
+/* Event kinds passed to the value helpers. */
+enum { EV_BEGIN_OBJECT, EV_BEGIN_ARRAY, EV_STRING, EV_NUMBER, EV_BOOL, EV_NULL };
+
+typedef struct sh_str {
+    const char *s;
+    size_t len;
+} sh_str;
+
+#endif

@@ -1,0 +1,297 @@
+/* test_shred.c - NDJSON records to rows: typed scalars, LIST/MAP/struct
+ * levels, nulls vs empties, the rest column (unmatched fields keep their
+ * nesting, values that do not fit land there), rejects, last-wins
+ * duplicates and the default schema. Rows are checked in the writer's
+ * column buffers (levels and values) before any encoding. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "column.h"
+#include "colspec.h"
+#include "shred.h"
+#include "variant_read.h"
+
+typedef struct rig {
+    sc_schema *spec;
+    pq_schema *ps;
+    pq_writer *w;
+    sh_shredder *sh;
+    pq_buf out;
+    pq_err err;
+} rig;
+
+static int mem_write(void *ctx, const void *data, size_t n, pq_err *err)
+{
+    (void)err;
+    return pq_buf_append(ctx, data, n);
+}
+
+static void rig_open(rig *r, const char *yaml)
+{
+    memset(r, 0, sizeof *r);
+    pq_buf_init(&r->out);
+    if (yaml == NULL ? sc_schema_default(&r->spec, &r->err)
+                     : sc_schema_load_buffer("test.yaml", yaml, strlen(yaml), &r->spec, &r->err))
+        fail_msg("schema: %s", r->err.msg);
+    if (sc_build_parquet_schema(r->spec, &r->ps, &r->err) != 0)
+        fail_msg("build: %s", r->err.msg);
+    pq_sink sink = {.ctx = &r->out, .write = mem_write};
+    if (pq_writer_open(&r->w, r->ps, NULL, sink, &r->err) != 0)
+        fail_msg("open: %s", r->err.msg);
+    if (sh_shredder_new(&r->sh, r->spec, &r->err) != 0)
+        fail_msg("shredder: %s", r->err.msg);
+}
+
+static void rig_close(rig *r)
+{
+    sh_shredder_destroy(r->sh);
+    pq_writer_destroy(r->w);
+    pq_schema_destroy(r->ps);
+    sc_schema_free(r->spec);
+    pq_buf_free(&r->out);
+}
+
+static int shred(rig *r, const char *line)
+{
+    return sh_shred_line(r->sh, r->w, line, strlen(line), 1700000000000000LL, &r->err);
+}
+
+static const pq_column *leaf(rig *r, const char *path)
+{
+    for (size_t i = 0; i < pq_schema_num_leaves(r->ps); i++)
+        if (strcmp(pq_schema_leaf_path(r->ps, i), path) == 0)
+            return pq_writer_column(r->w, i);
+    fail_msg("no leaf %s", path);
+    return NULL;
+}
+
+/* Levels as "def/rep def/rep ..." (rep omitted when the leaf has none). */
+static void expect_levels(rig *r, const char *path, const char *want)
+{
+    const pq_column *c = leaf(r, path);
+    char got[512] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_levels && n < sizeof got - 16; i++) {
+        int def = c->max_def ? pq_column_def(c)[i] : c->max_def;
+        if (c->max_rep)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%d/%d", i ? " " : "", def,
+                                  pq_column_rep(c)[i]);
+        else
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%d", i ? " " : "", def);
+    }
+    assert_string_equal(got, want);
+}
+
+static int64_t i64_at(rig *r, const char *path, size_t i)
+{
+    const pq_column *c = leaf(r, path);
+    assert_true(i < c->n_values);
+    if (c->width == 4) {
+        int32_t v;
+        memcpy(&v, c->values.data + 4 * i, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, c->values.data + 8 * i, 8);
+    return v;
+}
+
+static void bytes_at(rig *r, const char *path, size_t i, const uint8_t **p, size_t *len)
+{
+    const pq_column *c = leaf(r, path);
+    assert_true(i < c->n_values);
+    const uint32_t *off = pq_column_offsets(c);
+    *p = c->heap.data + off[i];
+    *len = off[i + 1] - off[i];
+}
+
+/* The variant column's i-th value as canonical JSON. */
+static void expect_variant(rig *r, const char *column, size_t i, const char *json)
+{
+    char mp[128], vp[128];
+    snprintf(mp, sizeof mp, "%s.metadata", column);
+    snprintf(vp, sizeof vp, "%s.value", column);
+    const uint8_t *m, *v;
+    size_t ml, vl;
+    bytes_at(r, mp, i, &m, &ml);
+    bytes_at(r, vp, i, &v, &vl);
+    pq_buf out;
+    pq_buf_init(&out);
+    pq_err err = {0};
+    if (vread_to_json(&out, m, ml, v, vl, &err) != 0)
+        fail_msg("variant: %s", err.msg);
+    pq_buf_push(&out, 0);
+    assert_string_equal((char *)out.data, json);
+    pq_buf_free(&out);
+}
+
+static void test_shred_typed_scalars_and_missing_fields(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - {name: a, type: int32}\n"
+                 "  - {name: s, type: string}\n"
+                 "  - {name: t, type: timestamp, unit: ms, utc: true}\n");
+    assert_int_equal(shred(&r, "{\"a\": 7, \"s\": \"x\", \"t\": \"1970-01-01T00:00:01Z\"}"), 0);
+    assert_int_equal(shred(&r, "{\"s\": null, \"t\": 2.5}"), 0);
+    expect_levels(&r, "a", "1 0");
+    expect_levels(&r, "s", "1 0");
+    expect_levels(&r, "t", "1 1");
+    assert_int_equal(i64_at(&r, "a", 0), 7);
+    assert_int_equal(i64_at(&r, "t", 0), 1000);
+    assert_int_equal(i64_at(&r, "t", 1), 2500); /* float seconds */
+    assert_int_equal(pq_writer_rows_buffered(r.w), 2);
+    rig_close(&r);
+}
+
+/* Dremel levels for `optional list<optional int64>`: max def 3, max rep 1. */
+static void test_shred_list_levels_distinguish_null_empty_and_null_element(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n  - {name: l, type: \"list<int64>\"}\n");
+    assert_int_equal(shred(&r, "{\"l\": [1, null, 3]}"), 0);
+    assert_int_equal(shred(&r, "{\"l\": []}"), 0);
+    assert_int_equal(shred(&r, "{\"l\": null}"), 0);
+    assert_int_equal(shred(&r, "{}"), 0);
+    expect_levels(&r, "l.list.element", "3/0 2/1 3/1 1/0 0/0 0/0");
+    assert_int_equal(i64_at(&r, "l.list.element", 1), 3);
+    rig_close(&r);
+}
+
+static void test_shred_struct_with_list_and_map(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - name: u\n"
+                 "    type: struct\n"
+                 "    fields:\n"
+                 "      - {name: id, type: int64, required: true}\n"
+                 "      - {name: tags, type: \"list<string>\"}\n"
+                 "  - {name: m, type: \"map<string,int32>\"}\n");
+    assert_int_equal(shred(&r, "{\"u\": {\"tags\": [\"a\", \"b\"], \"id\": 5}, \"m\": {\"k\": 1, \"j\": null}}"), 0);
+    assert_int_equal(shred(&r, "{\"u\": {\"id\": 6}, \"m\": {}}"), 0);
+    expect_levels(&r, "u.id", "1 1");
+    expect_levels(&r, "u.tags.list.element", "4/0 4/1 1/0"); /* absent tags: null, not empty */
+    expect_levels(&r, "m.key_value.key", "2/0 2/1 1/0");
+    expect_levels(&r, "m.key_value.value", "3/0 2/1 1/0");
+    assert_int_equal(i64_at(&r, "u.id", 1), 6);
+    rig_close(&r);
+}
+
+static void test_shred_rest_keeps_unmatched_fields_with_their_nesting(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - {name: status, type: int32, from: http.status}\n"
+                 "  - {name: rest, type: variant, from: \"*\"}\n");
+    assert_int_equal(shred(&r, "{\"a\": 1, \"http\": {\"status\": 200, \"x\": [true]}}"), 0);
+    assert_int_equal(shred(&r, "{\"http\": {\"status\": 404}}"), 0);
+    assert_int_equal(i64_at(&r, "status", 0), 200);
+    expect_variant(&r, "rest", 0, "{\"a\":1,\"http\":{\"x\":[true]}}");
+    expect_variant(&r, "rest", 1, "{}");
+    rig_close(&r);
+}
+
+/* A value that does not fit its column goes whole to the rest column and
+ * the typed column gets null (DESIGN.md "Bad input and lost data"). */
+static void test_shred_mismatch_goes_to_rest(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - {name: a, type: int32}\n"
+                 "  - {name: l, type: \"list<int64>\"}\n"
+                 "  - {name: rest, type: variant, from: \"*\"}\n");
+    assert_int_equal(shred(&r, "{\"a\": \"seven\", \"l\": [1, {\"x\": \"y\"}, 3]}"), 0);
+    expect_levels(&r, "a", "0");
+    expect_levels(&r, "l.list.element", "0/0");
+    expect_variant(&r, "rest", 0, "{\"a\":\"seven\",\"l\":[1,{\"x\":\"y\"},3]}");
+    rig_close(&r);
+}
+
+static void test_shred_rejects_without_rest_and_leaves_no_trace(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - {name: a, type: int32}\n"
+                 "  - {name: l, type: \"list<int64>\"}\n"
+                 "  - {name: id, type: string, required: true}\n");
+    assert_int_equal(shred(&r, "{\"id\": \"1\", \"l\": [1, 2]}"), 0);
+    assert_int_equal(shred(&r, "{\"id\": \"2\", \"l\": [1, \"x\"]}"), SH_REJECTED);
+    assert_non_null(strstr(r.err.msg, "'l'"));
+    assert_int_equal(shred(&r, "{\"a\": 1}"), SH_REJECTED);
+    assert_non_null(strstr(r.err.msg, "missing required field 'id'"));
+    assert_int_equal(shred(&r, "{\"id\": \"3\", \"a\": 1.5}"), SH_REJECTED);
+    assert_int_equal(shred(&r, "{\"id\": \"4\","), SH_REJECTED);
+    assert_non_null(strstr(r.err.msg, "invalid JSON"));
+    assert_int_equal(shred(&r, "[1, 2]"), SH_REJECTED);
+    assert_int_equal(pq_writer_rows_buffered(r.w), 1);
+    expect_levels(&r, "l.list.element", "3/0 3/1");
+    expect_levels(&r, "a", "0");
+    rig_close(&r);
+}
+
+static void test_shred_duplicate_key_last_wins(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n  - {name: l, type: \"list<int64>\"}\n  - {name: a, type: int64}\n");
+    assert_int_equal(shred(&r, "{\"a\": 1, \"l\": [1, 2], \"a\": 2, \"l\": [9]}"), 0);
+    expect_levels(&r, "l.list.element", "3/0");
+    assert_int_equal(i64_at(&r, "l.list.element", 0), 9);
+    assert_int_equal(i64_at(&r, "a", 0), 2);
+    rig_close(&r);
+}
+
+static void test_shred_default_schema_keeps_whole_record(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, NULL);
+    assert_int_equal(shred(&r, "{\"b\": [1, 2.5, \"x\"], \"a\": {\"k\": null}}"), 0);
+    assert_int_equal(shred(&r, "{}"), 0);
+    expect_variant(&r, "event", 0, "{\"a\":{\"k\":null},\"b\":[1,2.5,\"x\"]}");
+    expect_variant(&r, "event", 1, "{}");
+    assert_int_equal(i64_at(&r, "_ingest_ts", 1), 1700000000000000LL);
+    rig_close(&r);
+}
+
+static void test_shred_json_column_keeps_value_text(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n  - {name: j, type: json}\n");
+    assert_int_equal(shred(&r, "{\"j\": {\"a\": [1, 2.50, \"q\\\"\"], \"b\": null}}"), 0);
+    const uint8_t *p;
+    size_t n;
+    bytes_at(&r, "j", 0, &p, &n);
+    assert_int_equal(n, strlen("{\"a\":[1,2.50,\"q\\\"\"],\"b\":null}"));
+    assert_memory_equal(p, "{\"a\":[1,2.50,\"q\\\"\"],\"b\":null}", n);
+    rig_close(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shred_typed_scalars_and_missing_fields),
+        cmocka_unit_test(test_shred_list_levels_distinguish_null_empty_and_null_element),
+        cmocka_unit_test(test_shred_struct_with_list_and_map),
+        cmocka_unit_test(test_shred_rest_keeps_unmatched_fields_with_their_nesting),
+        cmocka_unit_test(test_shred_mismatch_goes_to_rest),
+        cmocka_unit_test(test_shred_rejects_without_rest_and_leaves_no_trace),
+        cmocka_unit_test(test_shred_duplicate_key_last_wins),
+        cmocka_unit_test(test_shred_default_schema_keeps_whole_record),
+        cmocka_unit_test(test_shred_json_column_keeps_value_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
