@@ -8,7 +8,10 @@ JOBS       ?= $(shell nproc)
 
 DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
-  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev nodejs npm valgrind
+  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind
+# Tools that may come from elsewhere (a newer Node.js, say): installed from
+# Debian only when the command is missing. Format: command:package.
+DEB_TOOLS := node:nodejs npm:npm
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -19,7 +22,8 @@ all: build
 # Installs only what is missing, so a prepared machine pays nothing.
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done; \
+	    for t in $(DEB_TOOLS); do command -v $${t%%:*} >/dev/null || echo $${t#*:}; done); \
 	if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:" $$missing; \
 	    $(SUDO) apt-get update -qq && \
