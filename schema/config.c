@@ -9,7 +9,6 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,54 +160,6 @@ int cf_path_check(const char *tmpl, size_t *off, const char **why)
         *off = strlen(tmpl);
         *why = "must contain {seq}, or files rotated within the same period would collide";
         return PQ_EINVAL;
-    }
-    return PQ_OK;
-}
-
-static int put_str(char *out, size_t n, size_t *o, const char *s)
-{
-    size_t len = strlen(s);
-    if (*o + len >= n)
-        return PQ_ELIMIT;
-    memcpy(out + *o, s, len + 1);
-    *o += len;
-    return PQ_OK;
-}
-
-int cf_path_expand(const char *tmpl, time_t t, const char *host, long pid, uint64_t seq,
-                   char *out, size_t n)
-{
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    size_t o = 0;
-    char tmp[64];
-    if (n == 0)
-        return PQ_ELIMIT;
-    out[0] = '\0';
-    for (size_t i = 0; tmpl[i]; i++) {
-        int rc = PQ_OK;
-        if (tmpl[i] == '%' && tmpl[i + 1]) {
-            char f[3] = {'%', tmpl[++i], '\0'};
-            size_t w = strftime(tmp, sizeof tmp, f, &tm);
-            tmp[w] = '\0';
-            rc = put_str(out, n, &o, tmp);
-        } else if (strncmp(tmpl + i, "{host}", 6) == 0) {
-            for (const char *h = host; rc == 0 && *h; h++)
-                rc = put_str(out, n, &o, *h == '/' ? "_" : (char[2]){*h, '\0'});
-            i += 5;
-        } else if (strncmp(tmpl + i, "{pid}", 5) == 0) {
-            snprintf(tmp, sizeof tmp, "%ld", pid);
-            rc = put_str(out, n, &o, tmp);
-            i += 4;
-        } else if (strncmp(tmpl + i, "{seq}", 5) == 0) {
-            snprintf(tmp, sizeof tmp, "%06" PRIu64, seq);
-            rc = put_str(out, n, &o, tmp);
-            i += 4;
-        } else {
-            rc = put_str(out, n, &o, (char[2]){tmpl[i], '\0'});
-        }
-        if (rc != 0)
-            return rc;
     }
     return PQ_OK;
 }

@@ -30,7 +30,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "colspec.h"
 #include "crypto.h"
@@ -136,12 +135,7 @@ void cf_writer_opts(const cf_config *c, pq_writer_opts *o);
 /* "host:port", "[v6]:port". Returns 0 or PQ_EINVAL with *why. */
 int cf_parse_listen(const char *s, cf_addr *out, const char **why);
 
-/* Checks an output path template; on error *off is the offending offset. */
+/* Checks an output path template; on error *off is the offending offset.
+ * daemon/pathtpl.c renders templates and applies the same rules. */
 int cf_path_check(const char *tmpl, size_t *off, const char **why);
-/* Expands a valid template: strftime fields with t in UTC, {host} (with
- * '/' replaced), {pid}, {seq} (zero-padded to 6 digits). Returns 0, or
- * PQ_ELIMIT if out is too small. */
-int cf_path_expand(const char *tmpl, time_t t, const char *host, long pid, uint64_t seq,
-                   char *out, size_t n);
-
 #endif

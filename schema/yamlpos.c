@@ -309,13 +309,13 @@ yaml_node_t *yp_key_of(yp_doc *d, const yaml_node_t *map, const yaml_node_t *val
     return NULL;
 }
 
-/* Edit distance with an early exit: only "close enough to be a typo"
- * matters, so anything above 2 is reported as 3. */
+/* Edit distance; only "close enough to be a typo" matters, so anything
+ * above 3 is reported as 4. */
 static int distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40 || (la > lb ? la - lb : lb - la) > 2)
-        return 3;
+    if (la > 40 || lb > 40 || (la > lb ? la - lb : lb - la) > 3)
+        return 4;
     int row[41];
     for (size_t j = 0; j <= lb; j++)
         row[j] = (int)j;
@@ -333,7 +333,7 @@ static int distance(const char *a, const char *b)
             diag = up;
         }
     }
-    return row[lb] > 3 ? 3 : row[lb];
+    return row[lb] > 4 ? 4 : row[lb];
 }
 
 static void join_names(const char *const *names, char *buf, size_t len)
@@ -360,7 +360,9 @@ int yp_check_keys(yp_doc *d, const yaml_node_t *map, const char *what,
             i++;
         if (allowed[i] == NULL) {
             char list[160];
-            int best = 3;
+            /* Two edits for short keys, three from 7 characters on
+             * ("rotation" -> "rotate"). */
+            int best = strlen(k) >= 7 ? 4 : 3;
             const char *guess = NULL;
             for (size_t j = 0; allowed[j]; j++) {
                 int dist = distance(k, allowed[j]);
@@ -492,7 +494,10 @@ int yp_duration_ms(const yp_doc *d, const yaml_node_t *n, const char *what, uint
 
 int yp_str(const yp_doc *d, const yaml_node_t *n, const char *what, const char **out, pq_err *err)
 {
-    return want_scalar(d, n, what, "a non-empty string", out, err);
+    int rc = want_scalar(d, n, what, "a non-empty string", out, err);
+    if (rc == 0 && (*out)[0] == '\0')
+        return yp_err(d, n, err, "%s: expected a non-empty string, found ''", what);
+    return rc;
 }
 
 int yp_strdup(const yp_doc *d, const yaml_node_t *n, const char *what, char **out, pq_err *err)
