@@ -134,6 +134,11 @@ static bool vr_utf8_ok(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 && (memcpy(&w, s + i, 8), (w & 0x8080808080808080ULL) == 0)) {
+            i += 8;                     /* log text is mostly ASCII */
+            continue;
+        }
         uint8_t c = s[i];
         if (c < 0x80) {
             i++;
@@ -163,7 +168,7 @@ static bool vr_utf8_ok(const uint8_t *s, size_t n)
     return true;
 }
 
-/* 10^i as unsigned 128-bit, i in 0..38. */
+/* 10^i as unsigned 128-bit, i in 0..38 (only padding JSON numbers). */
 static unsigned __int128 vr_pow10(unsigned i)
 {
     unsigned __int128 p = 1;
@@ -172,14 +177,24 @@ static unsigned __int128 vr_pow10(unsigned i)
     return p;
 }
 
-static unsigned vr_digits(unsigned __int128 u)
+/* 10^38, the first value with 39 digits. */
+#define VR_POW10_38 ((unsigned __int128)0x4B3B4CA85A86C47AULL << 64 | 0x098A224000000000ULL)
+
+static unsigned vr_digits64(uint64_t u)
 {
     unsigned d = 1;
-    while (u >= 10) {
-        u /= 10;
+    for (uint64_t p = 10; d < 20 && u >= p; p *= 10)
         d++;
-    }
     return d;
+}
+
+/* Decimal digits of u < 10^38; one 128-bit division at most. */
+static unsigned vr_digits(unsigned __int128 u)
+{
+    const uint64_t e19 = 10000000000000000000ULL;
+    if (u <= UINT64_MAX)
+        return vr_digits64((uint64_t)u);
+    return 19 + vr_digits64((uint64_t)(u / e19));
 }
 
 /* ---- stateless appenders ------------------------------------------------ */
@@ -236,7 +251,7 @@ int vr_value_append_decimal(pq_buf *out, vr_i128 unscaled, uint32_t scale)
 {
     unsigned __int128 mag = unscaled < 0 ? -(unsigned __int128)unscaled
                                          : (unsigned __int128)unscaled;
-    if (scale > VR_MAX_DECIMAL_DIGITS || mag >= vr_pow10(VR_MAX_DECIMAL_DIGITS))
+    if (scale > VR_MAX_DECIMAL_DIGITS || mag >= VR_POW10_38)
         return PQ_EINVAL;
     unsigned prec = vr_digits(mag);
     vr_type t = prec <= 9 ? VR_DECIMAL4 : prec <= 18 ? VR_DECIMAL8 : VR_DECIMAL16;
@@ -402,7 +417,12 @@ static int vr_keycmp(const vr_builder *b, uint32_t x, uint32_t y)
         return 0;
     const vr_keyref *kx = &b->keys[x], *ky = &b->keys[y];
     size_t n = kx->len < ky->len ? kx->len : ky->len;
-    int c = n ? memcmp(vr_key_text(b, x), vr_key_text(b, y), n) : 0;
+    if (n == 0)
+        return kx->len < ky->len ? -1 : kx->len > ky->len;
+    const uint8_t *sx = b->keybytes.data + kx->off, *sy = b->keybytes.data + ky->off;
+    if (sx[0] != sy[0])                 /* most keys differ in the first byte */
+        return sx[0] < sy[0] ? -1 : 1;
+    int c = memcmp(sx, sy, n);
     if (c != 0)
         return c;
     return kx->len < ky->len ? -1 : kx->len > ky->len;
@@ -607,7 +627,7 @@ int vr_decimal(vr_builder *b, vr_i128 unscaled, uint32_t scale)
 {
     unsigned __int128 mag = unscaled < 0 ? -(unsigned __int128)unscaled
                                          : (unsigned __int128)unscaled;
-    if (scale > VR_MAX_DECIMAL_DIGITS || mag >= vr_pow10(VR_MAX_DECIMAL_DIGITS))
+    if (scale > VR_MAX_DECIMAL_DIGITS || mag >= VR_POW10_38)
         return pq_err_set(&b->err, PQ_EINVAL, "variant: decimal needs |unscaled| < 10^38 "
                           "and scale 0..38 (scale %u)", scale);
     int rc = vr_prepare(b, 18);
@@ -880,11 +900,13 @@ static int vr_remap_inplace(vr_builder *b)
             depth--;
             continue;
         }
-        const uint8_t *v;
-        size_t len;
-        rc = vr_container_get(&w->c, w->i++, NULL, &v, &len, &b->err);
-        if (rc == 0 && (v[0] & 3) >= VR_BASIC_OBJECT)
-            rc = vr_walk_push(b, &depth, v, len);
+        /* Only containers matter here, so scalars are not even sized; a
+         * container's open checks its own bounds against what is left. */
+        size_t off = vr_get_le(w->c.offsets + (size_t)w->i++ * w->c.offset_size,
+                               w->c.offset_size);
+        const uint8_t *v = w->c.data + off;
+        if (off < w->c.data_len && (v[0] & 3) >= VR_BASIC_OBJECT)
+            rc = vr_walk_push(b, &depth, v, w->c.data_len - off);
     }
     return rc;
 }
