@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "colspec.h"
+#include "schema.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -895,12 +896,21 @@ static void test_option_struct_field_overrides_column(void **state)
 static void test_option_leaf_opts_reach_pq_schema(void **state)
 {
     (void)state;
-    sc_schema *s = load("columns:\n  - {name: a, type: string, bloom: true, key: k}\n");
+    sc_schema *s = load("columns:\n"
+                        "  - {name: a, type: string, bloom: {fpp: 0.05}, key: k, compression: gzip,\n"
+                        "     compression_level: 2, statistics: {truncate: 8}}\n");
     pq_schema *ps;
     pq_err err;
     assert_int_equal(sc_build_parquet_schema(s, &ps, &err), 0);
     assert_int_equal(pq_schema_num_leaves(ps), 1);
-    assert_string_equal(pq_schema_leaf_path(ps, 0), "a");
+    const pq_node *n = pq_schema_leaf_node(ps, 0);
+    assert_int_equal(n->opts.bloom, 1);
+    assert_true(n->opts.bloom_fpp == 0.05);
+    assert_string_equal(n->opts.key_id, "k");
+    assert_int_equal(n->opts.codec, PQ_CODEC_GZIP);
+    assert_int_equal(n->opts.codec_level, 2);
+    assert_int_equal(n->opts.statistics, 1);
+    assert_int_equal(n->opts.stats_truncate, 8);
     pq_schema_destroy(ps);
     sc_schema_free(s);
 }
@@ -1179,6 +1189,25 @@ static void test_error_alias_expansion_bounded(void **state)
     assert_non_null(strstr(err.msg, "document too large"));
 }
 
+static void test_error_ingest_time_misuse(void **state)
+{
+    (void)state;
+    assert_error("columns:\n  - {name: t, type: int64, ingest_time: true}\n",
+                 "t.yaml:2:41: column 't': ingest_time needs type timestamp");
+    assert_error("columns:\n  - {name: t, type: timestamp, from: x, ingest_time: true}\n",
+                 "t.yaml:2:38: column 't': from: conflicts with ingest_time: true");
+    assert_error("columns:\n  - {name: t, type: timestamp, ingest_time: true, default: 0}\n",
+                 "t.yaml:2:60: column 't': default: an ingest_time column is never missing");
+}
+
+static void test_error_default_on_unsupported_scalar(void **state)
+{
+    (void)state;
+    assert_error("columns:\n  - {name: g, type: geometry, default: x}\n",
+                 "t.yaml:2:40: column 'g': default: not supported for type 'geometry' (only "
+                 "scalar types take a default)");
+}
+
 static void test_type_format_round_trip(void **state)
 {
     (void)state;
@@ -1260,6 +1289,8 @@ int main(void)
         cmocka_unit_test(test_error_names_and_paths),
         cmocka_unit_test(test_error_yaml_level),
         cmocka_unit_test(test_error_alias_expansion_bounded),
+        cmocka_unit_test(test_error_ingest_time_misuse),
+        cmocka_unit_test(test_error_default_on_unsupported_scalar),
         cmocka_unit_test(test_type_format_round_trip),
         cmocka_unit_test(test_load_file_missing),
     };
