@@ -904,9 +904,8 @@ static int vr_remap_inplace(vr_builder *b)
          * container's open checks its own bounds against what is left. */
         size_t off = vr_get_le(w->c.offsets + (size_t)w->i++ * w->c.offset_size,
                                w->c.offset_size);
-        const uint8_t *v = w->c.data + off;
-        if (off < w->c.data_len && (v[0] & 3) >= VR_BASIC_OBJECT)
-            rc = vr_walk_push(b, &depth, v, w->c.data_len - off);
+        if (off < w->c.data_len && (w->c.data[off] & 3) >= VR_BASIC_OBJECT)
+            rc = vr_walk_push(b, &depth, w->c.data + off, w->c.data_len - off);
     }
     return rc;
 }
