@@ -3,14 +3,15 @@
 // NAME.expect.json is read with DuckDB, parquet-wasm and hyparquet and every
 // value compared with the expectation (README.md).
 //
-//   node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet,footer] [--only SUBSTR]
+//   node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet,duckdb-filter,footer] [--only SUBSTR]
 //                     [--meta] [--timeout SECONDS]
 //
 // One line per (file, reader): PASS, FAIL (first difference) or SKIP (reader,
 // feature, reason); then "N passed, M failed, K skipped"; exit 1 on any FAIL.
 // The pseudo-reader "footer" (footer.mjs) checks, for files whose expectation
 // has a "footer" object, that codec, page type, encodings and row groups are
-// what the file is meant to test.
+// what the file is meant to test; "duckdb-filter" (filter.mjs) checks that
+// DuckDB's statistics-based pruning counts right.
 // Each reader runs in a child process of its own, so a reader that crashes
 // or hangs on one file fails that file only.
 import fs from 'node:fs';
@@ -23,7 +24,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 function usage(msg) {
   if (msg) console.error(`read.mjs: ${msg}`);
-  console.error('usage: node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet,footer] [--only SUBSTR] [--meta] [--timeout SECONDS]');
+  console.error('usage: node read.mjs DIR [--readers duckdb,parquet-wasm,hyparquet,duckdb-filter,footer] [--only SUBSTR] [--meta] [--timeout SECONDS]');
   process.exit(2);
 }
 
@@ -42,6 +43,18 @@ async function worker(readerName, meta, files) {
       } catch (e) {
         r = { status: 'FAIL', msg: `bad expectation file: ${String(e.message).split('\n')[0]}` };
       }
+      out({ file, status: r.status, msg: r.msg });
+    }
+    await new Promise(res => process.stdout.write('', res));
+    process.exit(0);
+  }
+  if (readerName === 'duckdb-filter') {
+    const { checkFilter } = await import('./filter.mjs');
+    for (const file of files) {
+      out({ start: file });
+      let features = new Set();
+      try { features = hyparquet.fileFeatures(file); } catch { /* the readers report it */ }
+      const r = await checkFilter(file, features);
       out({ file, status: r.status, msg: r.msg });
     }
     await new Promise(res => process.stdout.write('', res));
@@ -118,7 +131,7 @@ async function main(argv) {
     return worker(reader, meta, argv.slice(meta ? 3 : 2));
   }
   const { READER_NAMES } = await import('./check.mjs');
-  const ALL = [...READER_NAMES, 'footer'];
+  const ALL = [...READER_NAMES, 'duckdb-filter', 'footer'];
   const opts = { readers: ALL, meta: false, timeout: 300, only: null };
   let dir = null;
   for (let i = 0; i < argv.length; i++) {
@@ -158,7 +171,7 @@ async function main(argv) {
   for (const f of files) {
     opts.readers.forEach((r, k) => {
       const res = byReader[k].get(f) || { status: 'FAIL', msg: 'no result' };
-      if (res.status === 'NONE') return; // no footer expectations for this file
+      if (res.status === 'NONE') return; // nothing for this pseudo-reader to check
       const tag = res.status.padEnd(4);
       console.log(`${tag}  ${path.basename(f)}  ${r}${res.msg ? ': ' + res.msg : ''}`);
       if (res.status === 'PASS') passed++;

@@ -118,6 +118,8 @@ enum kind { K_LEAF, K_STRUCT, K_LIST, K_MAP };
 enum gen {
     G_BOOL, G_I8, G_I16, G_I32, G_I64, G_U8, G_U16, G_U32, G_U64,
     G_I32_FEW, G_I64_FEW, G_I64_SEQ, G_I32_SMALLDELTA, G_STR_PHASE, G_I64_PHASE, G_DOUBLE_PHASE,
+    G_MONO_I32, G_MONO_U32, G_MONO_I64, G_MONO_U64, G_MONO_FLOAT, G_MONO_DOUBLE, G_MONO_DEC,
+    G_MONO_STR, G_MONO_DATE,
     G_FLOAT, G_DOUBLE, G_DOUBLE_FEW, G_F16,
     G_DEC, G_STR, G_STR_FEW, G_STR_PREFIX, G_STR_BIG, G_STR_KEY, G_ENUM, G_JSON, G_BSON,
     G_BIN, G_FIXED, G_UUID, G_DATE, G_TIME_MS, G_TIME_US, G_TIME_NS,
@@ -428,6 +430,20 @@ static void gen_string(gval *v, const gtype *t)
     set_str(v, buf, n);
 }
 
+/* Rows of the file being written: the G_MONO_* generators rise with the
+ * row number across the type's whole range, so row groups have disjoint
+ * min/max and a reader that prunes by statistics must get them right. */
+static size_t cur_rows;
+
+/* [lo, hi] split into cur_rows steps: a value in step `row`. */
+static i128 mono(i128 lo, i128 hi, size_t row)
+{
+    __extension__ unsigned __int128 span = (unsigned __int128)(hi - lo);
+    __extension__ unsigned __int128 step = span / (cur_rows ? cur_rows : 1);
+    __extension__ unsigned __int128 off = step * row + (step ? rnd() % step : 0);
+    return lo + (i128)off;
+}
+
 static void gen_leaf(gtype *t, gval *v, size_t row)
 {
     uint64_t k = t->nvals++;
@@ -490,6 +506,43 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
             v->d = (double)rnd_below(9) / 8.0;
         break;
     }
+    case G_MONO_I32: v->i = (int64_t)mono(INT32_MIN, INT32_MAX, row); break;
+    case G_MONO_U32: v->i = (int64_t)mono(0, UINT32_MAX, row); break;
+    case G_MONO_I64: v->i = (int64_t)mono(INT64_MIN, INT64_MAX, row); break;
+    case G_MONO_U64: v->i = (int64_t)(uint64_t)mono(0, (i128)UINT64_MAX, row); break;
+    case G_MONO_FLOAT: case G_MONO_DOUBLE: {
+        /* -1e6 .. 1e6, with NaN, -0.0 and +0.0 sprinkled in */
+        double d = (double)mono(-1000000000, 1000000000, row) / 1000.0;
+        if (row % 37 == 36)
+            d = NAN;
+        else if (row == cur_rows / 2)
+            d = -0.0;
+        else if (row == cur_rows / 2 + 1)
+            d = 0.0;
+        v->d = t->gen == G_MONO_FLOAT ? (double)(float)d : d;
+        break;
+    }
+    case G_MONO_DEC: {
+        i128 lim = pow10_128(t->lt.precision) - 1;
+        v->dec = mono(-lim, lim, row);
+        if (t->phys == PQ_INT32 || t->phys == PQ_INT64)
+            v->i = (int64_t)v->dec;
+        else if (t->phys == PQ_FIXED_LEN_BYTE_ARRAY)
+            dec_bytes(v, (size_t)t->tlen);
+        else
+            dec_bytes(v, dec_min_len(v->dec));
+        break;
+    }
+    case G_MONO_STR: {
+        /* prefixes in UTF-8 byte order, then the row number */
+        static const char *const pre[] = { "", "0", "A", "Z", "a", "z", "~", "é", "ü", "日本", "🎉" };
+        const size_t np = sizeof pre / sizeof pre[0];
+        char buf[64];
+        int n = snprintf(buf, sizeof buf, "%s%06zu", pre[row * np / (cur_rows ? cur_rows : 1)], row);
+        set_str(v, buf, (size_t)n);
+        break;
+    }
+    case G_MONO_DATE: v->i = -200000 + (int64_t)row * 97 + (int64_t)rnd_below(97); break;
     case G_FLOAT: {
         static const float e[] = { NAN, INFINITY, -INFINITY, -0.0f, 0.0f, FLT_MIN, 1.40129846e-45f, FLT_MAX, -FLT_MAX, 1.5f };
         float f;
@@ -1215,6 +1268,7 @@ static void write_file(const file_spec *fs)
     FILE *jf = NULL;
     int fd = -1;
     put_failed = 0;
+    cur_rows = fs->rows;
 
     pq_schema *s = pq_schema_new(NULL);
     if (!s) {
@@ -1567,6 +1621,30 @@ static void matrix(void)
         emit("pages_by_bytes_big_strings", COLS(
             leaf("big", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_STRING), "string", G_STR_BIG),
             l_i64("i", OPT, G_I64)), 400, ob, 0);
+    }
+    /* -- statistics: rising values, small row groups and pages ----------- */
+    for (int v = 1; v <= 2; v++) {
+        pq_writer_opts os = o;
+        os.page_version = v;
+        os.row_group_max_rows = 250;
+        os.page_max_rows = 60;
+        for (int dict = 0; dict <= 1; dict++) {
+            char name[128];
+            snprintf(name, sizeof name, "stats_rowgroups_rising%s_v%d", dict ? "_dictionary" : "", v);
+            emit(own(strdup(name)), COLS(
+                with_enc(l_i32("i32", OPT, G_MONO_I32), PQ_ENC_AUTO, dict),
+                with_enc(leaf("u32", OPT, PQ_INT32, 0, lt_int(32, false), "uint32", G_MONO_U32), PQ_ENC_AUTO, dict),
+                with_enc(l_i64("i64", OPT, G_MONO_I64), PQ_ENC_AUTO, dict),
+                with_enc(leaf("u64", OPT, PQ_INT64, 0, lt_int(64, false), "uint64", G_MONO_U64), PQ_ENC_AUTO, dict),
+                with_enc(leaf("f", OPT, PQ_FLOAT, 0, lt_none(), "float", G_MONO_FLOAT), PQ_ENC_AUTO, dict),
+                with_enc(l_double("d", OPT, G_MONO_DOUBLE), PQ_ENC_AUTO, dict),
+                with_enc(leaf("dec_flba", OPT, PQ_FIXED_LEN_BYTE_ARRAY, 16, lt_dec(38, 4), "decimal", G_MONO_DEC), PQ_ENC_AUTO, dict),
+                with_enc(leaf("dec_i64", OPT, PQ_INT64, 0, lt_dec(18, 2), "decimal", G_MONO_DEC), PQ_ENC_AUTO, dict),
+                with_enc(leaf("dec_bin", OPT, PQ_BYTE_ARRAY, 0, lt_dec(30, 0), "decimal", G_MONO_DEC), PQ_ENC_AUTO, dict),
+                with_enc(l_str("s", OPT, G_MONO_STR), PQ_ENC_AUTO, dict),
+                with_enc(leaf("date", OPT, PQ_INT32, 0, lt_kind(PQ_LT_DATE), "date", G_MONO_DATE), PQ_ENC_AUTO, dict)),
+                3000, os, 0);
+        }
     }
     {
         pq_writer_opts on = o;
