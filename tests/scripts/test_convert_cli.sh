@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# test_convert_cli.sh - `parqd convert` end to end (DESIGN.md "Command
+# line", "Bad input and lost data"): exit codes, dead-letter records, final
+# names without temp files, rotation naming, all-or-nothing on I/O failure.
+# Parquet output is read back with DuckDB (@duckdb/node-api from
+# tests/interop/node_modules) and compared by value, not only by count.
+#
+#   bash test_convert_cli.sh BUILD_DIR [TESTDATA_DIR]
+#
+# Last line: "N passed, M failed"; exit status 1 if anything failed.
+set -u
+
+BUILD=${1:?usage: test_convert_cli.sh BUILD_DIR [TESTDATA_DIR]}
+PARQD="$BUILD/parqd"
+HERE=$(cd "$(dirname "$0")" && pwd)
+INTEROP="$HERE/../interop"
+T=$(mktemp -d "${TMPDIR:-/tmp}/test_convert_cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+check() { # check NAME CONDITION-COMMAND...
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+HAVE_NODE=0
+if command -v node >/dev/null && [ -d "$INTEROP/node_modules/@duckdb/node-api" ]; then
+    HAVE_NODE=1
+else
+    echo "note: node or @duckdb/node-api missing; Parquet read-back and JSON checks skipped"
+fi
+
+# duck SQL: prints the result rows as one JSON array.
+duck() {
+    (cd "$INTEROP" && node --input-type=module -e '
+import { DuckDBInstance } from "@duckdb/node-api";
+const con = await (await DuckDBInstance.create(":memory:")).connect();
+const r = await con.runAndReadAll(process.argv[1]);
+console.log(JSON.stringify(r.getRowObjectsJson()));
+' "$1")
+}
+
+# jsonl FILE JS-EXPR: parses every line of FILE as JSON (fails on any bad
+# line) and prints the expression evaluated with `recs` bound to the array.
+jsonl() {
+    node -e '
+const fs = require("fs");
+const text = fs.readFileSync(process.argv[1]);
+const lines = text.toString("utf8").split("\n");
+if (lines.pop() !== "") throw new Error("last line has no newline");
+const recs = lines.map((l, i) => { try { return JSON.parse(l); }
+                                   catch (e) { throw new Error("line " + (i + 1) + ": " + e.message); } });
+const raw = r => r.raw !== undefined ? Buffer.from(r.raw, "utf8") : Buffer.from(r.raw_b64, "base64");
+console.log(String(eval(process.argv[2])));
+' "$@"
+}
+
+# no_temp DIR: true when DIR holds no temporary files.
+no_temp() { [ -z "$(find "$1" -name '.*.tmp' 2>/dev/null)" ]; }
+
+if [ ! -x "$PARQD" ]; then
+    bad "parqd binary" "$PARQD not found"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
+
+cat >"$T/schema.yaml" <<'EOF'
+columns:
+  - {name: id, type: int64, required: true}
+  - {name: msg, type: string}
+  - {name: n, type: int32}
+EOF
+
+# ---- good and bad lines ------------------------------------------------------
+{
+    printf '{"id":1,"msg":"hello","n":5}\n'
+    printf '{"id":2,"msg":"caf\xc3\xa9 \\u00e9"}\r\n'       # CRLF, UTF-8, escape
+    printf '{"id":3,"msg":oops}\n'                          # malformed JSON
+    printf '\n'                                             # blank: skipped
+    printf '{"id":4,"msg":"\xff\xfe"}\n'                    # invalid UTF-8
+    printf '{"id":5,"msg":"'
+    head -c $((10 * 1024 * 1024)) /dev/zero | tr '\0' 'x'  # 10 MiB line
+    printf '"}\n'
+    printf '{"id":6,"msg":"a\0b"}\n'                        # NUL byte
+    printf '{"id":"seven","msg":"wrong type"}\n'            # wrong type, required
+    printf '{"msg":"no id"}\n'                              # required missing
+    printf '{"id":10,"n":-3}\n'
+    printf '{"id":11}'                                      # no final newline
+} >"$T/in.ndjson"
+BAD_LINES="3 5 6 7 8 9"   # line 4 is blank: counted, not a record
+
+mkdir -p "$T/o1"
+"$PARQD" convert --schema "$T/schema.yaml" -o "$T/o1/out.parquet" "$T/in.ndjson" \
+    >"$T/o1.out" 2>"$T/o1.err"
+rc=$?
+check "mixed input exits 2" [ "$rc" -eq 2 ]
+check "output under its final name" [ -f "$T/o1/out.parquet" ]
+check "no temp files left" no_temp "$T/o1"
+check "dead letters beside the output" [ -f "$T/o1/out.rejects.ndjson" ]
+check "summary line" grep -q '^parqd convert: 10 records in, 4 written, 6 rejected' "$T/o1.err"
+check "nothing on stdout" [ ! -s "$T/o1.out" ]
+
+if [ "$HAVE_NODE" = 1 ]; then
+    DL="$T/o1/out.rejects.ndjson"
+    check "dead letter: one valid JSON line per bad record" \
+        [ "$(jsonl "$DL" 'recs.length')" = 6 ]
+    check "dead letter: sources name file and line" \
+        [ "$(jsonl "$DL" 'recs.map(r => r.source.replace(/.*:/, "")).join(" ")')" = "$BAD_LINES" ]
+    check "dead letter: sources carry the absolute input path" \
+        [ "$(jsonl "$DL" 'recs.every(r => r.source.startsWith("file:'"$T"'/in.ndjson:"))')" = true ]
+    check "dead letter: every record has ts, reason and raw bytes" \
+        [ "$(jsonl "$DL" 'recs.every(r => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(r.ts) &&
+                                     r.reason.length > 0 && (r.raw !== undefined) !== (r.raw_b64 !== undefined) &&
+                                     typeof r.truncated === "boolean" && Number.isInteger(r.bytes))')" = true ]
+    check "dead letter: malformed JSON kept verbatim" \
+        [ "$(jsonl "$DL" 'recs[0].raw === "{\"id\":3,\"msg\":oops}" && !recs[0].truncated && recs[0].bytes === 19')" = true ]
+    check "dead letter: invalid UTF-8 round-trips through raw_b64" \
+        [ "$(jsonl "$DL" 'recs[1].raw === undefined && raw(recs[1]).equals(Buffer.from([0x7b,0x22,0x69,0x64,0x22,0x3a,0x34,0x2c,0x22,0x6d,0x73,0x67,0x22,0x3a,0x22,0xff,0xfe,0x22,0x7d]))')" = true ]
+    check "dead letter: 10 MiB line truncated to max_line_bytes with its full size" \
+        [ "$(jsonl "$DL" 'recs[2].truncated === true && recs[2].bytes === 10485777 && raw(recs[2]).length === 1048576 && /max_line_bytes/.test(recs[2].reason)')" = true ]
+    check "dead letter: NUL byte survives" \
+        [ "$(jsonl "$DL" 'raw(recs[3]).equals(Buffer.from("{\"id\":6,\"msg\":\"a\u0000b\"}", "latin1"))')" = true ]
+    check "dead letter: wrong type and missing required column explained" \
+        [ "$(jsonl "$DL" '/id/.test(recs[4].reason) && /required/.test(recs[5].reason) && recs[5].raw === "{\"msg\":\"no id\"}"')" = true ]
+
+    got=$(duck "select id, msg, n from read_parquet('$T/o1/out.parquet') order by id")
+    want='[{"id":"1","msg":"hello","n":5},{"id":"2","msg":"café é","n":null},{"id":"10","msg":null,"n":-3},{"id":"11","msg":null,"n":null}]'
+    if [ "$got" = "$want" ]; then ok "parquet rows = good lines, by value"; else bad "parquet rows = good lines, by value" "$got"; fi
+fi
+
+# ---- all good: exit 0, no dead-letter file --------------------------------------
+printf '{"id":1}\n{"id":2}\n' | "$PARQD" convert --schema "$T/schema.yaml" -o "$T/good.parquet" \
+    2>"$T/good.err"
+rc=$?
+check "clean stdin input exits 0" [ "$rc" -eq 0 ]
+check "no dead-letter file without rejects" [ ! -e "$T/good.rejects.ndjson" ]
+[ "$HAVE_NODE" = 1 ] && check "stdin rows landed" \
+    [ "$(duck "select sum(id)::INTEGER as s from read_parquet('$T/good.parquet')")" = '[{"s":3}]' ]
+
+# ---- stdin source names, '-' ------------------------------------------------------------
+printf '{"id":1}\nnope\n' | "$PARQD" convert --schema "$T/schema.yaml" -o "$T/s.parquet" - \
+    2>/dev/null
+rc=$?
+check "stdin with a reject exits 2" [ "$rc" -eq 2 ]
+[ "$HAVE_NODE" = 1 ] && check "stdin rejects say stdin:LINE" \
+    [ "$(jsonl "$T/s.rejects.ndjson" 'recs[0].source')" = "stdin:2" ]
+
+# ---- never overwrite; usage errors --------------------------------------------------------
+echo precious >"$T/exists.parquet"
+"$PARQD" convert --schema "$T/schema.yaml" -o "$T/exists.parquet" "$T/in.ndjson" 2>"$T/ex.err"
+rc=$?
+check "existing -o FILE is refused with exit 1" [ "$rc" -eq 1 ]
+check "existing -o FILE left untouched" [ "$(cat "$T/exists.parquet")" = precious ]
+check "refusal says why" grep -q 'already exists' "$T/ex.err"
+"$PARQD" convert --schema "$T/schema.yaml" -o "$T/x.parquet" "$T/missing.ndjson" 2>/dev/null
+check "missing input exits 1" [ "$?" -eq 1 ]
+check "missing input writes nothing" [ ! -e "$T/x.parquet" ]
+"$PARQD" convert --frobnicate 2>/dev/null
+check "unknown option exits 1" [ "$?" -eq 1 ]
+"$PARQD" convert --schema "$T/nonexistent.yaml" -o "$T/y.parquet" "$T/in.ndjson" 2>/dev/null
+check "unreadable schema exits 1" [ "$?" -eq 1 ]
+
+# ---- empty input still gives one (empty) file ---------------------------------------------
+: | "$PARQD" convert --schema "$T/schema.yaml" -o "$T/empty.parquet" 2>/dev/null
+rc=$?
+check "empty input exits 0" [ "$rc" -eq 0 ]
+[ "$HAVE_NODE" = 1 ] && check "empty input gives a valid file with 0 rows" \
+    [ "$(duck "select count(*)::INTEGER as c from read_parquet('$T/empty.parquet')")" = '[{"c":0}]' ]
+
+# ---- rotation: -o FILE rolls to FILE-000001..., -o DIR/ uses output.path --------------------
+cat >"$T/rot.yaml" <<EOF
+schema: schema.yaml
+output:
+  path: "part/{seq}.parquet"
+  rotate: {max_rows: 3, max_bytes: 0, max_age: 0}
+EOF
+seq 1 8 | sed 's/.*/{"id":&}/' >"$T/eight.ndjson"
+mkdir -p "$T/rf"
+"$PARQD" convert --config "$T/rot.yaml" -o "$T/rf/data.parquet" "$T/eight.ndjson" 2>/dev/null
+rc=$?
+check "rotation with -o FILE exits 0" [ "$rc" -eq 0 ]
+check "rotation with -o FILE names FILE-000001.." \
+    [ "$(cd "$T/rf" && ls -A | tr '\n' ' ')" = "data-000001.parquet data-000002.parquet data-000003.parquet " ]
+"$PARQD" convert --config "$T/rot.yaml" -o "$T/rd/" "$T/eight.ndjson" 2>/dev/null
+rc=$?
+check "rotation with -o DIR/ exits 0" [ "$rc" -eq 0 ]
+check "rotation with -o DIR/ renders output.path" \
+    [ "$(cd "$T/rd" && find . -type f | sort | tr '\n' ' ')" = "./part/000001.parquet ./part/000002.parquet ./part/000003.parquet " ]
+# Again into the same directory: {seq} moves past existing files, nothing is overwritten.
+"$PARQD" convert --config "$T/rot.yaml" -o "$T/rd" "$T/eight.ndjson" 2>/dev/null
+check "existing directory output keeps old files and adds new" \
+    [ "$(find "$T/rd" -name '*.parquet' | wc -l)" -eq 6 ]
+if [ "$HAVE_NODE" = 1 ]; then
+    check "rotated files hold every row once" \
+        [ "$(duck "select count(*)::INTEGER as c, sum(id)::INTEGER as s from read_parquet('$T/rf/*.parquet')")" = '[{"c":8,"s":36}]' ]
+    check "rotated files hold 3, 3, 2 rows" \
+        [ "$(duck "select count(*)::INTEGER as c from read_parquet('$T/rf/*.parquet', filename=true) group by filename order by filename")" = '[{"c":3},{"c":3},{"c":2}]' ]
+fi
+
+# ---- I/O failure: exit 3, nothing published, no temp files ------------------------------
+awk 'BEGIN { for (i = 0; i < 300000; i++) printf "{\"id\":%d,\"msg\":\"%08x%08x\"}\n", i, i * 2654435761 % 4294967296, i * 40503 }' \
+    >"$T/many.ndjson"
+mkdir -p "$T/full"
+(
+    ulimit -f 512    # 512 KiB: the output cannot fit
+    "$PARQD" convert --schema "$T/schema.yaml" -o "$T/full/" "$T/many.ndjson" 2>"$T/full.err"
+)
+rc=$?
+check "write failure exits 3" [ "$rc" -eq 3 ]
+check "write failure leaves no parquet file" [ -z "$(find "$T/full" -name '*.parquet')" ]
+check "write failure leaves no temp file" no_temp "$T/full"
+check "write failure is explained" grep -q 'file too large' "$T/full.err"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
