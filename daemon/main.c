@@ -46,7 +46,7 @@ static const struct command {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"check", cmd_check},
-    {"convert", cmd_not_implemented},     /* -> cmd_convert */
+    {"convert", cmd_convert},
     {"version", cmd_version},
 };
 
