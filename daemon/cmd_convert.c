@@ -53,6 +53,7 @@
 #include "config.h"
 #include "deadletter.h"
 #include "filesink.h"
+#include "keyring.h"
 #include "framer.h"
 #include "pathtpl.h"
 #include "pq_writer.h"
@@ -61,14 +62,6 @@
 #define READ_CHUNK (1u << 20)
 #define MAX_REJECT_MESSAGES 10
 
-typedef struct conv_keys {
-    pq_crypto_key *keys;         /* one per distinct key id, loaded once */
-    const char **ids;
-    size_t n;
-    pq_column_key *columns;
-    size_t n_columns;
-    pq_encryption_opts enc;
-} conv_keys;
 
 typedef struct conv {
     /* settings */
@@ -76,7 +69,7 @@ typedef struct conv {
     bool cf_loaded;
     pq_schema *ps;
     pq_writer_opts wopts;
-    conv_keys keys;
+    kr_keyring keys;
     sh_shredder *sh;
     fs_rotate rotate;
     bool file_mode;              /* -o FILE */
@@ -221,85 +214,11 @@ static int check_inputs(const args *a)
 
 /* ---- encryption keys ------------------------------------------------------ */
 
-static const char *key_file(const cf_encryption *e, const char *id)
-{
-    if (strcmp(e->footer_key.id, id) == 0)
-        return e->footer_key.file;
-    for (size_t i = 0; i < e->n_columns; i++)
-        if (strcmp(e->columns[i].key.id, id) == 0)
-            return e->columns[i].key.file;
-    return NULL;
-}
-
-static int key_for(conv_keys *k, const cf_encryption *e, const char *id, pq_crypto_key **out,
-                   pq_err *err)
-{
-    for (size_t i = 0; i < k->n; i++)
-        if (strcmp(k->ids[i], id) == 0) {
-            *out = &k->keys[i];
-            return 0;
-        }
-    const char *file = key_file(e, id);
-    if (file == NULL)
-        return pq_err_set(err, PQ_EINVAL, "encryption: key '%s' is not defined", id);
-    int rc = pq_crypto_key_load_hex(&k->keys[k->n], file, err);
-    if (rc != 0)
-        return rc;
-    k->ids[k->n] = id;
-    *out = &k->keys[k->n++];
-    return 0;
-}
-
-/* Footer key plus one entry per leaf that has a key id (the configuration
- * has bound output.encryption.columns and schema `key:` options to leaves);
- * none: uniform encryption with the footer key. */
 static int load_keys(conv *c, pq_err *err)
 {
-    const cf_encryption *e = &c->cf.output.encryption;
-    const sc_schema *s = c->cf.schema;
-    conv_keys *k = &c->keys;
-    if (!e->enabled)
-        return 0;
-    const size_t max = s->n_leaves + 1;
-    k->keys = calloc(max, sizeof *k->keys);
-    k->ids = calloc(max, sizeof *k->ids);
-    k->columns = calloc(max, sizeof *k->columns);
-    if (k->keys == NULL || k->ids == NULL || k->columns == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "out of memory");
-    pq_crypto_key *footer;
-    int rc = key_for(k, e, e->footer_key.id, &footer, err);
-    for (size_t i = 0; rc == 0 && i < s->n_leaves; i++) {
-        const char *id = s->leaves[i].opts.key_id;
-        pq_crypto_key *key;
-        if (id == NULL || (rc = key_for(k, e, id, &key, err)) != 0)
-            continue;
-        k->columns[k->n_columns++] = (pq_column_key){.column = s->leaves[i].path, .key = key,
-                                                     .key_id = key == footer ? NULL : id};
-    }
-    if (rc != 0)
-        return rc;
-    k->enc = (pq_encryption_opts){
-        .algorithm = e->algorithm,
-        .plaintext_footer = !e->footer_encrypted,
-        .footer_key = footer,
-        .footer_key_id = e->footer_key.id,
-        .columns = k->columns,
-        .n_columns = k->n_columns,
-        .aad_prefix = e->aad_prefix,
-        .aad_prefix_len = e->aad_prefix ? strlen(e->aad_prefix) : 0,
-        .store_aad_prefix = e->store_aad_prefix,
-    };
-    c->wopts.encryption = &k->enc;
-    return 0;
-}
-
-static void free_keys(conv_keys *k)
-{
-    for (size_t i = 0; i < k->n; i++)
-        pq_crypto_key_free(&k->keys[i]);
-    free(k->keys);
-    free(k->ids);
-    free(k->columns);
+    int rc = kr_keyring_load(&c->keys, &c->cf, err);
+    c->wopts.encryption = rc == 0 ? kr_keyring_opts(&c->keys) : NULL;
+    return rc;
 }
 
 /* ---- output files ------------------------------------------------------------ */
@@ -685,7 +604,7 @@ static void teardown(conv *c)
     fr_free(&c->fr);
     sh_shredder_destroy(c->sh);
     pq_schema_destroy(c->ps);
-    free_keys(&c->keys);
+    kr_keyring_free(&c->keys);
     if (c->cf_loaded)
         cf_config_free(&c->cf);
     free(c->out_dir);
