@@ -105,6 +105,15 @@ schema:
     - {name: a, type: variant, from: "*"}
     - {name: b, type: variant, from: "*"}
 EOF
+cat >"$TMP/inline.yaml" <<'EOF'
+schema:
+  columns:
+    - {name: a, type: "map<string,list<int64>>"}
+EOF
+run "inline schema" 0 check --config inline.yaml
+has_out "inline schema" "# schema: (inline in inline.yaml)"
+has_out "inline schema" "  a.key_value.value.list.element encoding=auto"
+
 run "two rest columns" 1 check --config bad_inline.yaml
 has_err "two rest columns" "^parqd: bad_inline.yaml:4:7: column 'b': a second rest column"
 
@@ -142,8 +151,8 @@ run "repeated option" 1 check --schema a --schema b
 run "unknown command" 1 frobnicate
 run "version" 0 version
 has_out "version" "parqd version "
-run "convert stub" 3 convert
-has_err "convert stub" "not implemented yet"
+run "convert missing input" 1 convert -o "$TMP/never.parquet" "$TMP/no-such-input.ndjson"
+has_err "convert missing input" "no-such-input.ndjson"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
