@@ -138,9 +138,12 @@ static int print_all(const cf_config *cf, const pq_schema *ps)
         return 3;
     }
     printf("# config: %s\n", cf->file ? cf->file : "(built-in defaults)");
-    printf("# schema: %s\n", cf->schema_file ? cf->schema_file
-                             : cf->schema->file && cf->schema->file[0] != '<' ? cf->schema->file
-                                                                              : "(built-in default)");
+    if (cf->schema_file != NULL)
+        printf("# schema: %s\n", cf->schema_file);
+    else if (cf->schema->file[0] == '<')
+        printf("# schema: (built-in default)\n");
+    else
+        printf("# schema: (inline in %s)\n", cf->schema->file);
     fputs((const char *)text.data, stdout);
     pq_buf_free(&text);
     print_output(cf);
