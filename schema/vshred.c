@@ -1,0 +1,393 @@
+/* vshred.c - Variant shredding (VariantShredding.md): one finished Variant
+ * into `metadata`, `value` and the typed_value tree of its column, with the
+ * definition/repetition levels colspec laid out (colspec.h, sc_shred).
+ *
+ * One recursive walk over the value and the shred tree together. Each node
+ * puts exactly one level entry into each of its leaves (an array node puts
+ * one per element into its element's leaves), so the order in which
+ * sibling leaves are filled does not matter; that is what lets an object
+ * write its fields first and its partial `value` last, reusing one scratch
+ * buffer at every depth. Field values are never copied: typed values are
+ * read in place and `value` entries are slices of v->value, except the
+ * re-encoded partial objects (vr_object_append_without). */
+#include "vshred.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The walk's fixed context. */
+typedef struct vs_ctx {
+    vs_state *st;
+    pq_writer *w;
+    vr_meta meta;
+    pq_err *err;
+} vs_ctx;
+
+void vs_state_init(vs_state *st)
+{
+    pq_buf_init(&st->partial);
+    pq_buf_init(&st->drop);
+}
+
+void vs_state_free(vs_state *st)
+{
+    pq_buf_free(&st->partial);
+    pq_buf_free(&st->drop);
+}
+
+/* ---- type matching ------------------------------------------------------ */
+
+static vr_i128 pow10_i128(unsigned n)
+{
+    vr_i128 p = 1;
+    while (n--)
+        p *= 10;
+    return p;
+}
+
+static vr_i128 abs_i128(vr_i128 v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Exact numerics as (unscaled, scale); false for other types. */
+static bool exact_numeric(const vr_prim *p, vr_i128 *unscaled, unsigned *scale)
+{
+    switch (p->type) {
+    case VR_INT8: case VR_INT16: case VR_INT32: case VR_INT64:
+        *unscaled = p->i;
+        *scale = 0;
+        return true;
+    case VR_DECIMAL4: case VR_DECIMAL8: case VR_DECIMAL16:
+        if (p->scale > VR_MAX_DECIMAL_DIGITS)
+            return false;
+        *unscaled = p->unscaled;
+        *scale = p->scale;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* u at scale k, rescaled exactly to scale s: false when digits would be
+ * lost (k > s and u is not a multiple of 10^(k-s)) or the result has more
+ * than `digits` digits. */
+static bool rescale(vr_i128 u, unsigned k, unsigned s, unsigned digits, vr_i128 *out)
+{
+    if (k > s) {
+        vr_i128 d = pow10_i128(k - s);
+        if (u % d != 0)
+            return false;
+        u /= d;
+    } else if (k < s) {
+        unsigned up = s - k;
+        if (up > digits)
+            return u == 0 ? (*out = 0, true) : false;
+        if (abs_i128(u) >= pow10_i128(digits - up))
+            return false;
+        *out = u * pow10_i128(up);
+        return true;
+    }
+    if (abs_i128(u) >= pow10_i128(digits))
+        return false;
+    *out = u;
+    return true;
+}
+
+static bool match_int(const sc_type *t, const vr_prim *p, vs_typed *out)
+{
+    vr_i128 u, v;
+    unsigned k;
+    if (!t->is_signed || !exact_numeric(p, &u, &k) || !rescale(u, k, 0, 38, &v))
+        return false;
+    vr_i128 hi = ((vr_i128)1 << (t->bit_width - 1)) - 1, lo = -hi - 1;
+    if (v < lo || v > hi)
+        return false;
+    out->i = (int64_t)v;
+    return true;
+}
+
+static bool match_decimal(const sc_type *t, const vr_prim *p, vs_typed *out)
+{
+    vr_i128 u, v;
+    unsigned k;
+    if (t->precision < 1 || t->precision > VR_MAX_DECIMAL_DIGITS || t->scale < 0 ||
+        t->scale > t->precision || !exact_numeric(p, &u, &k) ||
+        !rescale(u, k, (unsigned)t->scale, (unsigned)t->precision, &v))
+        return false;
+    if (t->physical == PQ_INT32 || t->physical == PQ_INT64) {
+        out->i = (int64_t)v;
+        return true;
+    }
+    /* big-endian two's complement: type_length bytes for FLBA, minimal for
+     * BYTE_ARRAY (DECIMAL in LogicalTypes.md) */
+    unsigned __int128 bits = (unsigned __int128)v;
+    uint8_t be[16];
+    for (int i = 15; i >= 0; i--, bits >>= 8)
+        be[i] = (uint8_t)bits;
+    size_t start = 0;
+    if (t->physical == PQ_FIXED_LEN_BYTE_ARRAY) {
+        if (t->type_length < 1 || t->type_length > 16)
+            return false;
+        start = 16 - (size_t)t->type_length;
+    } else {
+        while (start < 15 && ((be[start] == 0x00 && !(be[start + 1] & 0x80)) ||
+                              (be[start] == 0xFF && (be[start + 1] & 0x80))))
+            start++;
+    }
+    memcpy(out->be, be + start, 16 - start);
+    out->bytes = out->be;
+    out->len = 16 - start;
+    return true;
+}
+
+static bool match_timestamp(const sc_type *t, const vr_prim *p, vs_typed *out)
+{
+    bool utc, nanos;
+    switch (p->type) {
+    case VR_TIMESTAMP_MICROS: utc = true; nanos = false; break;
+    case VR_TIMESTAMP_NTZ_MICROS: utc = false; nanos = false; break;
+    case VR_TIMESTAMP_NANOS: utc = true; nanos = true; break;
+    case VR_TIMESTAMP_NTZ_NANOS: utc = false; nanos = true; break;
+    default: return false;
+    }
+    if (utc != t->utc)
+        return false;
+    int64_t v = p->i;
+    if (t->unit == PQ_UNIT_NANOS && !nanos) {
+        if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000)
+            return false;
+        v *= 1000;
+    } else if (t->unit == PQ_UNIT_MICROS && nanos) {
+        if (v % 1000 != 0)
+            return false;
+        v /= 1000;
+    } else if (t->unit != PQ_UNIT_MICROS && t->unit != PQ_UNIT_NANOS) {
+        return false;
+    }
+    out->i = v;
+    return true;
+}
+
+bool vs_prim_match(const sc_type *t, const vr_prim *p, vs_typed *out)
+{
+    switch (t->kind) {
+    case SC_BOOL:
+        out->i = p->type == VR_TRUE;
+        return p->type == VR_TRUE || p->type == VR_FALSE;
+    case SC_INT:
+        return match_int(t, p, out);
+    case SC_DECIMAL:
+        return match_decimal(t, p, out);
+    case SC_FLOAT:
+        out->f = p->f;
+        return p->type == VR_FLOAT;
+    case SC_DOUBLE:
+        out->d = p->d;
+        return p->type == VR_DOUBLE;
+    case SC_DATE:
+        out->i = p->i;
+        return p->type == VR_DATE;
+    case SC_TIME:
+        out->i = p->i;
+        return p->type == VR_TIME_NTZ_MICROS && t->unit == PQ_UNIT_MICROS && !t->utc;
+    case SC_TIMESTAMP:
+        return match_timestamp(t, p, out);
+    case SC_STRING:
+    case SC_BINARY:
+    case SC_UUID:
+        out->bytes = p->bytes;
+        out->len = p->len;
+        return p->type == (t->kind == SC_STRING ? VR_STRING
+                           : t->kind == SC_BINARY ? VR_BINARY : VR_UUID);
+    default:
+        return false; /* colspec refuses other shred types */
+    }
+}
+
+static int put_typed(pq_column *c, const sc_type *t, uint16_t rep, const vs_typed *v)
+{
+    switch (t->physical) {
+    case PQ_BOOLEAN: return pq_column_put_bool(c, rep, v->i != 0);
+    case PQ_INT32: return pq_column_put_i32(c, rep, (int32_t)v->i);
+    case PQ_INT64: return pq_column_put_i64(c, rep, v->i);
+    case PQ_FLOAT: return pq_column_put_float(c, rep, v->f);
+    case PQ_DOUBLE: return pq_column_put_double(c, rep, v->d);
+    default: return pq_column_put_bytes(c, rep, v->bytes, v->len);
+    }
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static pq_column *col(const vs_ctx *x, int leaf)
+{
+    return pq_writer_column(x->w, (size_t)leaf);
+}
+
+/* Every leaf under typed_value of sh is undefined at def. */
+static int null_typed(const vs_ctx *x, const sc_shred *sh, uint16_t rep, uint16_t def)
+{
+    int rc = PQ_OK;
+    switch (sh->kind) {
+    case SC_SHRED_PRIMITIVE:
+        return pq_column_put_null(col(x, sh->type->leaf), rep, def);
+    case SC_SHRED_OBJECT:
+        for (size_t i = 0; rc == 0 && i < sh->n_fields; i++) {
+            const sc_shred *f = sh->fields[i].shred;
+            rc = pq_column_put_null(col(x, f->value_leaf), rep, def);
+            rc = rc ? rc : null_typed(x, f, rep, def);
+        }
+        return rc;
+    case SC_SHRED_ARRAY:
+        rc = pq_column_put_null(col(x, sh->elem->value_leaf), rep, def);
+        return rc ? rc : null_typed(x, sh->elem, rep, def);
+    default:
+        return PQ_OK;
+    }
+}
+
+/* Not of the shredded kind: the whole value in `value`. */
+static int put_unshredded(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
+                          uint16_t rep)
+{
+    int rc = pq_column_put_bytes(col(x, sh->value_leaf), rep, val, len);
+    return rc ? rc : null_typed(x, sh, rep, sh->def);
+}
+
+static int byte_cmp(const void *a, const void *b)
+{
+    const vr_str *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The object's fields that sh does not shred, as a partial object in
+ * `value` (null when there are none). found = fields of obj that sh
+ * shreds, so the re-encoding is skipped when nothing is left. */
+static int put_rest(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
+                    const uint8_t *obj, size_t len, size_t found, uint16_t rep)
+{
+    pq_column *vc = col(x, sh->value_leaf);
+    if (found == c->n)
+        return pq_column_put_null(vc, rep, sh->def);
+    vs_state *st = x->st;
+    pq_buf_reset(&st->drop);
+    if (pq_buf_reserve(&st->drop, sh->n_fields * sizeof(vr_str)) != 0)
+        return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+    vr_str *drop = (vr_str *)(void *)st->drop.data;
+    for (size_t i = 0; i < sh->n_fields; i++)
+        drop[i] = (vr_str){sh->fields[i].name, strlen(sh->fields[i].name)};
+    /* schemas list a handful of fields, usually already in order; sorting
+     * per object costs n log n compares of short names, against a cache
+     * keyed by the (borrowed) schema that would have to be invalidated */
+    if (sh->n_fields > 1)
+        qsort(drop, sh->n_fields, sizeof *drop, byte_cmp);
+    pq_buf_reset(&st->partial);
+    size_t kept = 0;
+    int rc = vr_object_append_without(&st->partial, &x->meta, obj, len, drop, sh->n_fields,
+                                      &kept, x->err);
+    if (rc != 0)
+        return rc;
+    return kept ? pq_column_put_bytes(vc, rep, st->partial.data, st->partial.len)
+                : pq_column_put_null(vc, rep, sh->def);
+}
+
+static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
+                      uint16_t rep);
+
+static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
+                        const uint8_t *val, size_t len, uint16_t rep)
+{
+    size_t found = 0;
+    int rc = PQ_OK;
+    for (size_t i = 0; rc == 0 && i < sh->n_fields; i++) {
+        const sc_shred *f = sh->fields[i].shred;
+        const char *name = sh->fields[i].name;
+        const uint8_t *fv;
+        size_t fl;
+        rc = vr_object_find(c, &x->meta, name, strlen(name), &fv, &fl, x->err);
+        if (rc == 1) {
+            found++;
+            rc = write_node(x, f, fv, fl, rep);
+        } else if (rc == 0) { /* missing field: value and typed_value null */
+            rc = pq_column_put_null(col(x, f->value_leaf), rep, f->def);
+            rc = rc ? rc : null_typed(x, f, rep, f->def);
+        }
+    }
+    return rc ? rc : put_rest(x, sh, c, val, len, found, rep);
+}
+
+static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *c, uint16_t rep)
+{
+    int rc = pq_column_put_null(col(x, sh->value_leaf), rep, sh->def);
+    if (rc == 0 && c->n == 0) { /* present, empty list */
+        rc = pq_column_put_null(col(x, sh->elem->value_leaf), rep, sh->typed_def);
+        return rc ? rc : null_typed(x, sh->elem, rep, sh->typed_def);
+    }
+    for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
+        const uint8_t *ev;
+        size_t el;
+        rc = vr_container_get(c, i, NULL, &ev, &el, x->err);
+        rc = rc ? rc : write_node(x, sh->elem, ev, el, i == 0 ? rep : sh->elem->rep);
+    }
+    return rc;
+}
+
+static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
+                      uint16_t rep)
+{
+    int type = vr_value_type(val, len);
+    if (type < 0)
+        return pq_err_set(x->err, type, "variant shredding: malformed value (type byte 0x%02x)",
+                          len ? val[0] : 0);
+    vr_container c;
+    int rc;
+    switch (sh->kind) {
+    case SC_SHRED_PRIMITIVE: {
+        if (type == VR_OBJECT || type == VR_ARRAY)
+            break;
+        vr_prim p;
+        vs_typed tv;
+        if ((rc = vr_value_read(val, len, &p, x->err)) != 0)
+            return rc;
+        if (!vs_prim_match(sh->type, &p, &tv))
+            break;
+        rc = put_typed(col(x, sh->type->leaf), sh->type, rep, &tv);
+        return rc ? rc : pq_column_put_null(col(x, sh->value_leaf), rep, sh->def);
+    }
+    case SC_SHRED_OBJECT:
+        if (type != VR_OBJECT)
+            break;
+        if ((rc = vr_container_open(&c, val, len, x->err)) != 0)
+            return rc;
+        return write_object(x, sh, &c, val, len, rep);
+    case SC_SHRED_ARRAY:
+        if (type != VR_ARRAY)
+            break;
+        if ((rc = vr_container_open(&c, val, len, x->err)) != 0)
+            return rc;
+        return write_array(x, sh, &c, rep);
+    default:
+        break;
+    }
+    return put_unshredded(x, sh, val, len, rep);
+}
+
+int vs_write(vs_state *st, pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
+             pq_err *err)
+{
+    if (t->kind != SC_VARIANT || t->shred == NULL)
+        return pq_err_set(err, PQ_EINVAL, "variant shredding: not a variant column");
+    vs_ctx x = {.st = st, .w = w, .err = err};
+    int rc = vr_meta_open(&x.meta, v->metadata, v->metadata_len, err);
+    rc = rc ? rc : pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata,
+                                       v->metadata_len);
+    return rc ? rc : write_node(&x, t->shred, v->value, v->value_len, rep);
+}
+
+int vs_write_tls(pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep, pq_err *err)
+{
+    static _Thread_local vs_state st; /* all-zero = empty buffers */
+    return vs_write(&st, w, t, v, rep, err);
+}

@@ -1,0 +1,102 @@
+/* vshred.h - writes one finished Variant (metadata + value) into the leaves
+ * of a Variant column, shredded per the column's sc_shred tree
+ * (VariantShredding.md "Value Shredding", "Objects", "Arrays", "Nesting").
+ *
+ *     vs_state st;
+ *     vs_state_init(&st);
+ *     for each value:
+ *         rc = vs_write(&st, w, col->type, &variant, rep, &err);
+ *     vs_state_free(&st);
+ *
+ * What goes where (sh = a shred node, present at level sh->def):
+ *   - metadata: always, unchanged.
+ *   - a value whose type matches sh (vs_prim_match; objects for OBJECT,
+ *     arrays for ARRAY) goes to typed_value and `value` is null, except
+ *     for an object with fields outside the shred schema: those stay in
+ *     `value` as a partial object (same metadata, kept field values copied
+ *     byte for byte). A partial object never holds a shredded field.
+ *   - anything else (Variant null included) goes to `value` whole and
+ *     typed_value is null (def = sh->def).
+ *   - a shredded object field missing from the object: value and
+ *     typed_value both null (def = the field group's level); present with
+ *     a Variant null: value = 00.
+ *   - arrays: every element is written through the element node, so an
+ *     element is never missing (null elements are value = 00); an empty
+ *     array is a present, empty LIST (def = sh->typed_def).
+ * So value and typed_value are never both non-null except for a partially
+ * shredded object, and typed_value is non-null exactly when the value is
+ * of the shredded kind: the shapes VariantShredding.md calls INVALID
+ * cannot come out of here.
+ *
+ * Cost: no allocation per value once st's two buffers have grown to the
+ * largest partial object / widest shred object seen. Every leaf of the
+ * column gets exactly one level entry per call (arrays: per element).
+ * On failure some leaves may already hold this value's entries: the
+ * caller aborts the row (pq_writer_abort_row), as sh_shred_line does. */
+#ifndef PQ_VSHRED_H
+#define PQ_VSHRED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "colspec.h"
+#include "err.h"
+#include "pq_writer.h"
+#include "variant.h"
+
+/* Scratch reused across values. All-zero is a valid empty state. */
+typedef struct vs_state {
+    pq_buf partial;   /* the `value` of a partially shredded object */
+    pq_buf drop;      /* vr_str[]: an object node's field names, sorted */
+} vs_state;
+
+void vs_state_init(vs_state *st);
+void vs_state_free(vs_state *st);
+
+/* Writes v into the leaves of t (kind SC_VARIANT) at repetition level rep
+ * (0 for a top-level column; the list's level for a Variant inside one).
+ * Returns 0, a writer error, or PQ_EPARSE / PQ_EINVAL for a malformed
+ * Variant (err says where). */
+int vs_write(vs_state *st, pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
+             pq_err *err);
+
+/* vs_write with a scratch state private to the calling thread, for callers
+ * that have nowhere to keep a vs_state (shred_value.c, until sh_shredder
+ * gets a `vs_state vshred;` member). The buffers live as long as the
+ * thread and are reused by every call it makes; they are not freed at
+ * thread exit (bounded by the largest partial object the thread wrote). */
+int vs_write_tls(pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
+                 pq_err *err);
+
+/* A primitive converted to a shredded column's physical type. */
+typedef struct vs_typed {
+    int64_t i;            /* BOOLEAN (0/1), INT32, INT64 */
+    float f;
+    double d;
+    const uint8_t *bytes; /* BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY */
+    size_t len;
+    uint8_t be[16];       /* decimal bytes live here (bytes points at it) */
+} vs_typed;
+
+/* True when the encoded primitive p (one Variant value) may be stored in a
+ * typed_value of type t, and then its converted form. The rule: t's type
+ * must be in the value's equivalence class (VariantEncoding.md "Encoding
+ * types") and the conversion exact, so that reading typed_value back
+ * (VariantShredding.md's table) gives an equal value:
+ *   boolean      -> bool
+ *   int8..int64, decimal4/8/16 (Exact Numeric)
+ *                -> intN (signed) when the value is an integer in range;
+ *                -> decimal(P,S) when it rescales exactly to scale S and
+ *                   then has at most P digits
+ *   float -> float; double -> double (no cross-class widening)
+ *   date -> date; time -> time(us, local)
+ *   timestamp(us|ns, utc) / timestampntz(us|ns)
+ *                -> timestamp with the same utc flag; us -> ns when it
+ *                   fits int64, ns -> us when it is whole microseconds
+ *   string (short or long) -> string; binary -> binary; uuid -> uuid
+ *   null, objects, arrays -> never (they are not primitives). */
+bool vs_prim_match(const sc_type *t, const vr_prim *p, vs_typed *out);
+
+#endif
