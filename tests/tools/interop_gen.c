@@ -311,6 +311,16 @@ static gtype *with_enc(gtype *t, pq_encoding enc, int dictionary)
     return t;
 }
 
+static gtype *with_bloom(gtype *t)
+{
+    if (!t->has_opts) {
+        pq_column_opts_default(&t->opts);
+        t->has_opts = true;
+    }
+    t->opts.bloom = 1;
+    return t;
+}
+
 static gtype *with_nulls(gtype *t, int null_pct)
 {
     t->null_pct = null_pct;
@@ -1174,6 +1184,8 @@ typedef struct file_spec {
 /* Leaves with dictionary=1 have dictionary chunks in some row groups and
  * fallback chunks in others (checked by footer.mjs). */
 #define F_DICT_MIXED 1u
+/* Row groups are cut by bytes: their number is the writer's to choose. */
+#define F_RG_BY_BYTES 2u
 
 static const char *codec_name(pq_codec c)
 {
@@ -1239,8 +1251,11 @@ static void j_footer(FILE *f, const file_spec *fs, const pq_schema *s)
     size_t rgs = fs->rows == 0 ? 0
         : fs->wo.row_group_max_rows ? (fs->rows + fs->wo.row_group_max_rows - 1) / fs->wo.row_group_max_rows : 1;
     bool mixed = fs->flags & F_DICT_MIXED, first = true;
-    fprintf(f, "\"footer\":{\"num_rows\":%zu,\"row_groups\":%zu,\"codec\":\"%s\",\"page_type\":\"%s\",\"encodings\":{",
-            fs->rows, rgs, codec_name(fs->wo.codec), fs->wo.page_version == 1 ? "DATA_PAGE" : "DATA_PAGE_V2");
+    fprintf(f, "\"footer\":{\"num_rows\":%zu,", fs->rows);
+    if (!(fs->flags & F_RG_BY_BYTES))
+        fprintf(f, "\"row_groups\":%zu,", rgs);
+    fprintf(f, "\"codec\":\"%s\",\"page_type\":\"%s\",\"encodings\":{",
+            codec_name(fs->wo.codec), fs->wo.page_version == 1 ? "DATA_PAGE" : "DATA_PAGE_V2");
     for (size_t i = 0; i < fs->ncols; i++)
         j_encodings(f, s, fs->cols[i], false, &first);
     fputs("},\"dictionary_mixed\":[", f);
@@ -1645,6 +1660,42 @@ static void matrix(void)
                 with_enc(leaf("date", OPT, PQ_INT32, 0, lt_kind(PQ_LT_DATE), "date", G_MONO_DATE), PQ_ENC_AUTO, dict)),
                 3000, os, 0);
         }
+    }
+    /* -- bloom filters on every filterable type (duckdb-filter probes them
+     * with equality on present values: a false negative loses rows) ----- */
+    {
+        pq_writer_opts obf = o;
+        obf.row_group_max_rows = 500;
+        emit("bloom_all_types", COLS(
+            with_bloom(l_i32("i32", OPT, G_I32)), with_bloom(l_i64("i64", OPT, G_I64)),
+            with_bloom(l_int("u64", 64, false)), with_bloom(l_int("u32", 32, false)),
+            with_bloom(l_float("f", OPT)), with_bloom(l_double("d", OPT, G_DOUBLE)),
+            with_bloom(l_str("s", OPT, G_STR)), with_bloom(l_fixed("fx", OPT, 9)),
+            with_bloom(l_dec("dec", PQ_FIXED_LEN_BYTE_ARRAY, 16, 38, 6)),
+            with_bloom(l_dec("dec64", PQ_INT64, 0, 18, 3)),
+            with_bloom(leaf("date", OPT, PQ_INT32, 0, lt_kind(PQ_LT_DATE), "date", G_DATE))), 3000, obf, 0);
+        obf.page_version = 1;
+        obf.codec = PQ_CODEC_SNAPPY;
+        emit("bloom_dictionary_strings_v1", COLS(
+            with_bloom(with_enc(l_str("s", OPT, G_STR), PQ_ENC_AUTO, 1)),
+            with_bloom(with_enc(l_i64("i64", OPT, G_I64), PQ_ENC_AUTO, 1))), 3000, obf, 0);
+    }
+    /* -- the writer's own defaults, and row groups cut by bytes ----------- */
+    {
+        pq_writer_opts od;
+        gtype *c[6];
+        pq_writer_opts_default(&od);
+        mixed_cols(c);
+        emit("defaults_60k_rows", c, 6, 60000, od, 0);
+        pq_writer_opts_default(&od);
+        od.row_group_max_rows = 0;
+        od.row_group_max_bytes = 200000;
+        emit("rowgroups_by_bytes_nested", COLS(
+            l_i64("id", REQ, G_I64_SEQ), l_str("s", OPT, G_STR),
+            list_of("items", OPT, GROUP("element", OPT, l_i32("a", OPT, G_I32),
+                list_of("tags", OPT, l_str("element", OPT, G_STR)))),
+            map_of("m", OPT, l_str("key", REQ, G_STR_KEY), l_double("value", OPT, G_DOUBLE))),
+            20000, od, F_RG_BY_BYTES);
     }
     {
         pq_writer_opts on = o;
