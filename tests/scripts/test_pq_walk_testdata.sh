@@ -55,6 +55,21 @@ for f in $GOOD; do
     fi
 done
 
+# Files without legacy quirks also pass --strict (what parqd's tests use).
+for f in plain-dict-uncompressed-checksum.parquet rle-dict-snappy-checksum.parquet \
+         alltypes_plain.parquet data_index_bloom_encoding_stats.parquet \
+         data_index_bloom_encoding_with_length.parquet int32_with_null_pages.parquet \
+         fixed_length_byte_array.parquet nulls.snappy.parquet; do
+    [ -f "$DATA/$f" ] || continue
+    run --strict "$DATA/$f"
+    if [ $RC -eq 0 ] && grep -q "0 notes" <<<"$OUT"; then
+        ok "$f --strict"
+    else
+        bad "$f --strict: exit $RC"
+        echo "$OUT"
+    fi
+done
+
 # expect_fail NAME PATTERN... : exit 1 (not a crash) and every pattern found.
 expect_fail() {
     local name=$1
