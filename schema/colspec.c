@@ -1106,9 +1106,8 @@ static int opt_dictionary(ld *L, yaml_node_t *v, const char *what, sc_column *c)
         return rc;
     bool wants = c->opts.dictionary == 1 || c->opts.dictionary_max_bytes != 0;
     pq_encoding e = c->opts.encoding;
-    if (wants && e != PQ_ENC_AUTO && e != PQ_ENC_RLE_DICTIONARY)
-        return yp_err(L->d, v, L->err, "%s: conflicts with encoding '%s' (a dictionary is used "
-                      "only with encoding: dictionary or no encoding)", kw, sc_encoding_name(e));
+    /* dictionary: true with another encoding: dictionary first, that
+     * encoding when the dictionary outgrows its limit (writer/chunk.c) */
     if (c->opts.dictionary == 0 && e == PQ_ENC_RLE_DICTIONARY)
         return yp_err(L->d, v, L->err, "%s: false conflicts with encoding: dictionary", kw);
     if (wants && phys_mask(c->type) == PH(PQ_BOOLEAN))

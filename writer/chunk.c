@@ -135,9 +135,12 @@ static int choose_encoding(chunk_state *st, pq_err *err)
 {
     const pq_chunk_opts *o = st->o;
     pq_physical_type type = st->col->node->type;
+    bool dict_encoding = o->encoding == PQ_ENC_RLE_DICTIONARY ||
+                         o->encoding == PQ_ENC_PLAIN_DICTIONARY;
+    /* dictionary: true with an explicit encoding means "dictionary first,
+     * that encoding when the dictionary overflows" */
     bool want_dict = type != PQ_BOOLEAN && o->dictionary != 0 &&
-        (o->encoding == PQ_ENC_AUTO || o->encoding == PQ_ENC_RLE_DICTIONARY ||
-         o->encoding == PQ_ENC_PLAIN_DICTIONARY);
+        (o->dictionary == 1 || o->encoding == PQ_ENC_AUTO || dict_encoding);
     st->enc = o->encoding;
     if (want_dict && st->col->n_values > 0) {
         bool fits;
@@ -154,8 +157,7 @@ static int choose_encoding(chunk_state *st, pq_err *err)
             return PQ_OK;
         }
     }
-    if (st->enc == PQ_ENC_AUTO || st->enc == PQ_ENC_RLE_DICTIONARY ||
-        st->enc == PQ_ENC_PLAIN_DICTIONARY)
+    if (st->enc == PQ_ENC_AUTO || dict_encoding)
         st->enc = pq_values_default_encoding(type, o->page_version);
     return PQ_OK;
 }

@@ -21,7 +21,7 @@ enum {
 
 typedef struct pq_err {
     int code;
-    char msg[256];
+    char msg[512];
 } pq_err;
 
 /* Fills err (when not NULL) and returns code, so callers can write

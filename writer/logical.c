@@ -185,6 +185,10 @@ int pq_logical_print(const pq_node *n, pq_buf *out)
     case PQ_LT_INTEGER:
         return print_f(out, " (INTEGER(%d,%s))", lt->bit_width, lt->is_signed ? "true" : "false");
     case PQ_LT_INTERVAL: return print_f(out, " (INTERVAL)");
+    case PQ_LT_VARIANT:
+        if (lt->variant_version > 0)
+            return print_f(out, " (VARIANT(%d))", lt->variant_version);
+        return print_f(out, " (VARIANT)");
     case PQ_LT_GEOMETRY:
         return print_f(out, " (GEOMETRY(%s))", lt->crs ? lt->crs : "OGC:CRS84");
     case PQ_LT_GEOGRAPHY:

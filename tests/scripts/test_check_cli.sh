@@ -34,7 +34,7 @@ has_err() { if grep -qE -- "$2" "$TMP/err"; then ok; else
 # --- no configuration: the built-in default schema -----------------------
 run "default" 0 check
 has_out "default" "message schema {"
-has_out "default" "  optional group event (VARIANT) {"
+has_out "default" "  optional group event (VARIANT(1)) {"
 has_out "default" "    required binary metadata;"
 has_out "default" "  required int64 _ingest_ts (TIMESTAMP(MICROS,true));"
 has_out "default" "# config: (built-in defaults)"

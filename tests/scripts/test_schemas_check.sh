@@ -38,7 +38,7 @@ for f in "${files[@]}"; do
         sed 's/^/    /' <<<"$out" | head -20
     elif ! grep -q '^message schema {' <<<"$out"; then
         bad "$name: exit 0 but no Parquet schema printed"
-    elif ! grep -Eq '^  (optional|required) group rest \(VARIANT\)' <<<"$out"; then
+    elif ! grep -Eq '^  (optional|required) group rest \(VARIANT\(1\)\)' <<<"$out"; then
         bad "$name: no top-level 'rest' variant column"
     else
         ok "$name"

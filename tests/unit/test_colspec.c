@@ -331,7 +331,7 @@ static void test_variant_unshredded_value_is_required(void **state)
 {
     (void)state;
     assert_printed("columns:\n  - {name: v, type: variant}\n",
-                   M("  optional group v (VARIANT) {\n"
+                   M("  optional group v (VARIANT(1)) {\n"
                      "    required binary metadata;\n"
                      "    required binary value;\n"
                      "  }\n"));
@@ -341,7 +341,7 @@ static void test_variant_shred_primitive(void **state)
 {
     (void)state;
     assert_printed("columns:\n  - {name: m, type: variant, required: true, shred: int64}\n",
-                   M("  required group m (VARIANT) {\n"
+                   M("  required group m (VARIANT(1)) {\n"
                      "    required binary metadata;\n"
                      "    optional binary value;\n"
                      "    optional int64 typed_value;\n"
@@ -352,7 +352,7 @@ static void test_variant_shred_primitive(void **state)
 static void test_variant_shred_array_spec_example(void **state)
 {
     (void)state;
-    const char *expected = M("  optional group tags (VARIANT) {\n"
+    const char *expected = M("  optional group tags (VARIANT(1)) {\n"
                              "    required binary metadata;\n"
                              "    optional binary value;\n"
                              "    optional group typed_value (LIST) {\n"
@@ -382,7 +382,7 @@ static void test_variant_shred_nesting_spec_example(void **state)
         "      event_ts: timestamp\n"
         "      location: {latitude: double, longitude: double}\n"
         "      tags: [string]\n",
-        M("  optional group event (VARIANT) {\n"
+        M("  optional group event (VARIANT(1)) {\n"
           "    required binary metadata;\n"
           "    optional binary value;\n"
           "    optional group typed_value {\n"
@@ -428,7 +428,7 @@ static void test_variant_shred_array_of_objects_and_untyped_field(void **state)
     assert_printed(
         "columns:\n"
         "  - {name: v, type: variant, shred: {hits: [{id: int32, raw: variant}]}}\n",
-        M("  optional group v (VARIANT) {\n"
+        M("  optional group v (VARIANT(1)) {\n"
           "    required binary metadata;\n"
           "    optional binary value;\n"
           "    optional group typed_value {\n"
@@ -462,7 +462,7 @@ static void test_variant_shred_variant_primitive_types(void **state)
         "columns:\n"
         "  - {name: v, type: variant, shred: {a: int8, b: \"decimal(20,2)\", c: date,\n"
         "     d: time, e: \"timestamp(ns,local)\", f: uuid, g: binary, h: bool}}\n",
-        M("  optional group v (VARIANT) {\n"
+        M("  optional group v (VARIANT(1)) {\n"
           "    required binary metadata;\n"
           "    optional binary value;\n"
           "    optional group typed_value {\n"
@@ -508,7 +508,7 @@ static void test_variant_inside_list(void **state)
     assert_printed("columns:\n  - {name: l, type: \"list<variant>\", shred: string}\n",
                    M("  optional group l (LIST) {\n"
                      "    repeated group list {\n"
-                     "      optional group element (VARIANT) {\n"
+                     "      optional group element (VARIANT(1)) {\n"
                      "        required binary metadata;\n"
                      "        optional binary value;\n"
                      "        optional binary typed_value (STRING);\n"
@@ -538,7 +538,7 @@ static void test_design_example_printed_form(void **state)
           "      optional binary element (STRING);\n"
           "    }\n"
           "  }\n"
-          "  optional group attrs (VARIANT) {\n"
+          "  optional group attrs (VARIANT(1)) {\n"
           "    required binary metadata;\n"
           "    optional binary value;\n"
           "    optional group typed_value {\n"
@@ -563,7 +563,7 @@ static void test_design_example_printed_form(void **state)
           "      }\n"
           "    }\n"
           "  }\n"
-          "  optional group rest (VARIANT) {\n"
+          "  optional group rest (VARIANT(1)) {\n"
           "    required binary metadata;\n"
           "    required binary value;\n"
           "  }\n"));
@@ -589,7 +589,7 @@ static void test_default_schema(void **state)
     pq_schema_print(ps, &b);
     pq_buf_push(&b, '\0');
     assert_string_equal((const char *)b.data,
-                        M("  optional group event (VARIANT) {\n"
+                        M("  optional group event (VARIANT(1)) {\n"
                           "    required binary metadata;\n"
                           "    required binary value;\n"
                           "  }\n"
@@ -790,12 +790,23 @@ static void test_option_dictionary_forms(void **state)
     sc_schema_free(s);
 }
 
+/* dictionary: true plus an encoding names the fallback, not a conflict. */
+static void test_option_dictionary_with_fallback_encoding(void **state)
+{
+    (void)state;
+    const char *y = "columns:\n  - {name: a, type: string, encoding: delta_byte_array, "
+                    "dictionary: true}\n";
+    sc_schema *s;
+    pq_err err = {0};
+    assert_int_equal(sc_schema_load_buffer("t.yaml", y, strlen(y), &s, &err), 0);
+    assert_int_equal(s->leaves[0].opts.dictionary, 1);
+    assert_int_equal(s->leaves[0].opts.encoding, PQ_ENC_DELTA_BYTE_ARRAY);
+    sc_schema_free(s);
+}
+
 static void test_option_dictionary_conflicts(void **state)
 {
     (void)state;
-    assert_error("columns:\n  - {name: a, type: string, encoding: plain, dictionary: true}\n",
-                 "t.yaml:2:58: column 'a': dictionary: conflicts with encoding 'plain' (a "
-                 "dictionary is used only with encoding: dictionary or no encoding)");
     assert_error("columns:\n  - {name: a, type: string, encoding: dictionary, dictionary: false}\n",
                  "t.yaml:2:63: column 'a': dictionary: false conflicts with encoding: dictionary");
     assert_error("columns:\n  - {name: a, type: bool, dictionary: true}\n",
@@ -1264,6 +1275,7 @@ int main(void)
         cmocka_unit_test(test_option_compression_and_level),
         cmocka_unit_test(test_option_compression_errors),
         cmocka_unit_test(test_option_dictionary_forms),
+        cmocka_unit_test(test_option_dictionary_with_fallback_encoding),
         cmocka_unit_test(test_option_dictionary_conflicts),
         cmocka_unit_test(test_option_bloom_forms),
         cmocka_unit_test(test_option_bloom_errors),
