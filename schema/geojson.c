@@ -692,7 +692,6 @@ int gj_to_wkb(gj_converter *c, const char *text, size_t len, pq_buf *out,
     pq_err local;
     pq_err_clear(&local);
     c->err = &local;
-    c->text = text;
     c->n_items = c->n_nodes = c->n_frames = 0;
     c->pending = C_OTHER;
     c->dim = 0;
@@ -733,7 +732,6 @@ int gj_to_wkb(gj_converter *c, const char *text, size_t len, pq_buf *out,
         }
     }
     c->err = NULL;
-    c->text = NULL;
     if (rc != PQ_OK && err != NULL)
         *err = local;
     else if (err != NULL)

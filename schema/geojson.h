@@ -84,7 +84,6 @@ typedef struct gj_converter {
     struct gj_frame *frames; /* open JSON containers, parser max depth + 1 */
     size_t n_frames;
     int pending;             /* which member the next value belongs to */
-    const char *text;
     pq_err *err;
     /* walk state */
     unsigned dim;            /* numbers per position, 0 until one is seen */
