@@ -89,9 +89,15 @@ EOF
     printf '{"id":"seven","msg":"wrong type"}\n'            # wrong type, required
     printf '{"msg":"no id"}\n'                              # required missing
     printf '{"id":10,"n":-3}\n'
+    printf '{"id":12,"deep":'                               # 10,000-deep nesting
+    head -c 10000 /dev/zero | tr '\0' '['
+    head -c 10000 /dev/zero | tr '\0' ']'
+    printf '}\n'
+    printf '{"id":13,"n":1e400}\n'                           # number out of double range
+    printf '{"id":99999999999999999999}\n'                  # out of int64 range, required
     printf '{"id":11}'                                      # no final newline
 } >"$T/in.ndjson"
-BAD_LINES="3 5 6 7 8 9"   # line 4 is blank: counted, not a record
+BAD_LINES="3 5 6 7 8 9 11 12 13"   # line 4 is blank: counted, not a record
 
 mkdir -p "$T/o1"
 "$PARQD" convert --schema "$T/schema.yaml" -o "$T/o1/out.parquet" "$T/in.ndjson" \
@@ -101,13 +107,13 @@ check "mixed input exits 2" [ "$rc" -eq 2 ]
 check "output under its final name" [ -f "$T/o1/out.parquet" ]
 check "no temp files left" no_temp "$T/o1"
 check "dead letters beside the output" [ -f "$T/o1/out.rejects.ndjson" ]
-check "summary line" grep -q '^parqd convert: 10 records in, 4 written, 6 rejected' "$T/o1.err"
+check "summary line" grep -q '^parqd convert: 13 records in, 4 written, 9 rejected' "$T/o1.err"
 check "nothing on stdout" [ ! -s "$T/o1.out" ]
 
 if [ "$HAVE_NODE" = 1 ]; then
     DL="$T/o1/out.rejects.ndjson"
     check "dead letter: one valid JSON line per bad record" \
-        [ "$(jsonl "$DL" 'recs.length')" = 6 ]
+        [ "$(jsonl "$DL" 'recs.length')" = 9 ]
     check "dead letter: sources name file and line" \
         [ "$(jsonl "$DL" 'recs.map(r => r.source.replace(/.*:/, "")).join(" ")')" = "$BAD_LINES" ]
     check "dead letter: sources carry the absolute input path" \
@@ -126,6 +132,13 @@ if [ "$HAVE_NODE" = 1 ]; then
         [ "$(jsonl "$DL" 'raw(recs[3]).equals(Buffer.from("{\"id\":6,\"msg\":\"a\u0000b\"}", "latin1"))')" = true ]
     check "dead letter: wrong type and missing required column explained" \
         [ "$(jsonl "$DL" '/id/.test(recs[4].reason) && /required/.test(recs[5].reason) && recs[5].raw === "{\"msg\":\"no id\"}"')" = true ]
+
+    check "dead letter: 10,000-deep nesting refused by the depth limit" \
+        [ "$(jsonl "$DL" '/deep|depth|nest/i.test(recs[6].reason) && recs[6].bytes === 20017')" = true ]
+    check "dead letter: number beyond double range refused" \
+        [ "$(jsonl "$DL" '/range/.test(recs[7].reason) && recs[7].raw === "{\"id\":13,\"n\":1e400}"')" = true ]
+    check "dead letter: integer beyond int64 for a required column" \
+        [ "$(jsonl "$DL" '/id/.test(recs[8].reason) && recs[8].raw === "{\"id\":99999999999999999999}"')" = true ]
 
     got=$(duck "select id, msg, n from read_parquet('$T/o1/out.parquet') order by id")
     want='[{"id":"1","msg":"hello","n":5},{"id":"2","msg":"café é","n":null},{"id":"10","msg":null,"n":-3},{"id":"11","msg":null,"n":null}]'
