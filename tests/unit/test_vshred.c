@@ -975,7 +975,7 @@ static bool case_open(caserun *cr, const vcase *c, const char **why)
         return false;
     pq_err err = {0};
     if (sc_schema_load_buffer("case.yaml", cr->yaml, strlen(cr->yaml), &cr->spec, &err) != 0) {
-        static char msg[300];
+        static char msg[sizeof err.msg];
         snprintf(msg, sizeof msg, "%s", err.msg);
         *why = msg;
         return false;
