@@ -12,7 +12,6 @@
  * re-encoded partial objects (vr_object_append_without). */
 #include "vshred.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* The walk's fixed context. */
@@ -254,12 +253,24 @@ static int put_unshredded(const vs_ctx *x, const sc_shred *sh, const uint8_t *va
     return rc ? rc : null_typed(x, sh, rep, sh->def);
 }
 
-static int byte_cmp(const void *a, const void *b)
+static int name_cmp(vr_str x, vr_str y)
 {
-    const vr_str *x = a, *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->s, y->s, n);
-    return c ? c : (x->len > y->len) - (x->len < y->len);
+    size_t n = x.len < y.len ? x.len : y.len;
+    int c = memcmp(x.s, y.s, n);
+    return c ? c : (x.len > y.len) - (x.len < y.len);
+}
+
+/* Insertion sort: shred objects list a handful of fields, often already in
+ * order (then this is one pass), and unlike qsort it never allocates. */
+static void sort_names(vr_str *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        vr_str k = v[i];
+        size_t j = i;
+        for (; j > 0 && name_cmp(v[j - 1], k) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = k;
+    }
 }
 
 /* The object's fields that sh does not shred, as a partial object in
@@ -278,11 +289,10 @@ static int put_rest(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
     vr_str *drop = (vr_str *)(void *)st->drop.data;
     for (size_t i = 0; i < sh->n_fields; i++)
         drop[i] = (vr_str){sh->fields[i].name, strlen(sh->fields[i].name)};
-    /* schemas list a handful of fields, usually already in order; sorting
-     * per object costs n log n compares of short names, against a cache
-     * keyed by the (borrowed) schema that would have to be invalidated */
-    if (sh->n_fields > 1)
-        qsort(drop, sh->n_fields, sizeof *drop, byte_cmp);
+    /* sorted per object rather than cached per node: a cache keyed by the
+     * borrowed schema could outlive it (vs_write_tls serves every schema
+     * of a thread) */
+    sort_names(drop, sh->n_fields);
     pq_buf_reset(&st->partial);
     size_t kept = 0;
     int rc = vr_object_append_without(&st->partial, &x->meta, obj, len, drop, sh->n_fields,

@@ -1978,9 +1978,9 @@ static void test_vshred_random_round_trip(void **state)
     memset(&cr, 0, sizeof cr);
     snprintf(cr.yaml, sizeof cr.yaml, "%s",
              "columns:\n  - {name: id, type: int32, required: true}\n"
-             "  - name: var\n    type: variant\n    shred: {a: int64, b: string, "
-             "c: [{x: double, y: \"decimal(18,3)\"}], d: {e: [int32], f: variant}, "
-             "g: \"timestamp(us,utc)\", h: [[string]]}\n");
+             "  - name: var\n    type: variant\n    shred: {g: \"timestamp(us,utc)\", a: int64, "
+             "d: {f: variant, e: [int32]}, b: string, c: [{y: \"decimal(18,3)\", x: double}], "
+             "h: [[string]]}\n"); /* fields out of byte order on purpose */
     pq_err err = {0};
     fail_if(sc_schema_load_buffer("t.yaml", cr.yaml, strlen(cr.yaml), &cr.spec, &err), &err,
             "load");
