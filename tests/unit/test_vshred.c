@@ -7,14 +7,14 @@
  * ...) and loaded with sc_schema_load_buffer. We generate YAML rather than
  * build the sc_shred tree by hand so that the layout under test (leaf
  * order, def/rep/typed_def of every node) is the one colspec computes for
- * real configurations; the first check of every case is that this layout
- * names the same leaves with the same physical types and max levels as the
- * case file. The case's expected Variants (.variant.bin) then go through
+ * real configurations; every case checks that this layout has every leaf
+ * of the case file, with the same max levels and (but for decimal16, see
+ * `known`) the same physical type. The case's expected Variants (.variant.bin) then go through
  * vs_write into a pq_writer, the file is closed, and both files are read
  * with the test-side reader (pqfile + decode.h) and compared leaf by leaf:
  * definition and repetition levels always exactly, values byte for byte,
  * or by decoded value where the spec allows another encoding (the table
- * `by_value` below says which cases and why).
+ * `known` below says which cases differ, where, and why).
  *
  * Independently of the case files, every file (theirs and ours) is read
  * back by `rebuild`, the spec's construct_variant over levels, which also
@@ -1199,7 +1199,8 @@ static void test_vshred_valid_cases_match_case_files(void **state)
         case_compare(&cr, &res);
         if (strcmp(res.level_diffs, kn && kn->level_diffs ? kn->level_diffs : "") != 0 ||
             res.extra_leaves != (kn ? kn->extra_leaves : 0) ||
-            res.typed_by_value != (kn ? kn->typed_by_value : 0) || res.value_by_value != 0)
+            res.typed_by_value != (kn ? kn->typed_by_value : 0) || res.value_by_value != 0 ||
+            res.physical_differs != (kn && kn->typed_by_value > 0))
             fail_msg("case %03d (%s): levels differ in '%s', %d extra leaves, %d typed and %d "
                      "value entries equal only by value", c->number, c->test, res.level_diffs,
                      res.extra_leaves, res.typed_by_value, res.value_by_value);
