@@ -140,8 +140,10 @@ int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err)
     pq_buf_init(&s->keys);
     pq_buf_init(&s->seen);
     pq_buf_init(&s->scratch);
+    pq_buf_init(&s->nested_json);
+    vs_state_init(&s->vshred);
     int rc = json_parser_init(&s->parser, 0) || json_parser_init(&s->replay, 0) ||
-             vr_builder_init(&s->rest, NULL) ? PQ_ENOMEM : 0;
+             vr_builder_init(&s->rest, NULL) || vr_builder_init(&s->nested, NULL) ? PQ_ENOMEM : 0;
     if (rc != 0)
         rc = pq_err_set(err, rc, "shredder: out of memory");
     rc = rc ? rc : setup_columns(s, err);
@@ -161,6 +163,9 @@ void sh_shredder_destroy(sh_shredder *s)
     json_parser_free(&s->parser);
     json_parser_free(&s->replay);
     vr_builder_free(&s->rest);
+    vr_builder_free(&s->nested);
+    pq_buf_free(&s->nested_json);
+    vs_state_free(&s->vshred);
     for (size_t i = 0; s->variants && i < s->spec->n_columns; i++) {
         if (s->variants[i])
             vr_builder_free(s->variants[i]);
@@ -365,7 +370,8 @@ static int begin_untyped_column(sh_shredder *s, int column, int ev, const void *
         return t->kind == SC_VARIANT ? finish_variant_column(s, column)
                                      : finish_json_column(s, column);
     sh_frame f = {.mode = t->kind == SC_VARIANT ? FM_VARIANT : FM_JSON,
-                  .is_object = ev == EV_BEGIN_OBJECT, .column_root = true, .column = column};
+                  .is_object = ev == EV_BEGIN_OBJECT, .column_root = true, .column = column,
+                  .vb = s->variants[column], .jb = &s->json_text[column]};
     return sh_push(s, &f);
 }
 
@@ -455,12 +461,12 @@ static int on_value(sh_shredder *s, int ev, const void *payload)
         rc = rest_mirror(s, ev, payload);
         break;
     case FM_VARIANT:
-        rc = ev == EV_BEGIN_OBJECT ? vr_begin_object(s->variants[top->column])
-           : ev == EV_BEGIN_ARRAY ? vr_begin_array(s->variants[top->column])
-           : shv_scalar_to_variant(s->variants[top->column], ev, payload);
+        rc = ev == EV_BEGIN_OBJECT ? vr_begin_object(top->vb)
+           : ev == EV_BEGIN_ARRAY ? vr_begin_array(top->vb)
+           : shv_scalar_to_variant(top->vb, ev, payload);
         break;
     case FM_JSON:
-        rc = shv_json_text(&s->json_text[top->column], ev, payload);
+        rc = shv_json_text(top->jb, ev, payload);
         break;
     case FM_SKIP:
         break;
@@ -478,7 +484,8 @@ static int on_value(sh_shredder *s, int ev, const void *payload)
         return dispatch(s, &s->target, ev, payload);
     }
     if (rc == 0 && container) {
-        sh_frame f = {.mode = top->mode, .is_object = ev == EV_BEGIN_OBJECT, .column = top->column};
+        sh_frame f = {.mode = top->mode, .is_object = ev == EV_BEGIN_OBJECT, .column = top->column,
+                      .vb = top->vb, .jb = top->jb};
         if (top->mode == FM_TYPED)
             f.mode = FM_SKIP; /* inside a failed column */
         rc = sh_push(s, &f);
@@ -499,9 +506,9 @@ static int on_key(sh_shredder *s, const char *k, size_t len)
     case FM_REST:
         return vr_key(&s->rest, k, len);
     case FM_VARIANT:
-        return vr_key(s->variants[top->column], k, len);
+        return vr_key(top->vb, k, len);
     case FM_JSON:
-        return shv_json_key(&s->json_text[top->column], k, len);
+        return shv_json_key(top->jb, k, len);
     case FM_SKIP:
         return PQ_OK;
     case FM_TYPED:
@@ -552,10 +559,10 @@ static int on_end(sh_shredder *s, bool object)
         rc = object ? vr_end_object(&s->rest) : vr_end_array(&s->rest);
         break;
     case FM_VARIANT:
-        rc = object ? vr_end_object(s->variants[f.column]) : vr_end_array(s->variants[f.column]);
+        rc = object ? vr_end_object(f.vb) : vr_end_array(f.vb);
         break;
     case FM_JSON:
-        rc = shv_json_end(&s->json_text[f.column], object);
+        rc = shv_json_end(f.jb, object);
         break;
     case FM_TYPED:
         rc = s->cols[f.column].failed ? 0 : shv_typed_end(s, &s->frames[s->n_frames - 1]);
@@ -564,6 +571,8 @@ static int on_end(sh_shredder *s, bool object)
         break;
     }
     s->n_frames--;
+    if (rc == 0 && f.nested_root)
+        rc = shv_nested_end(s, &f);
     if (rc == 0 && f.column_root)
         rc = end_column_frame(s, &f);
     return rc;

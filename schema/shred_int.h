@@ -6,6 +6,7 @@
 #include "json.h"
 #include "shred.h"
 #include "variant.h"
+#include "vshred.h"
 
 /* Trie of `from` paths: a node either owns a column or has children. */
 typedef struct sh_trie {
@@ -37,6 +38,10 @@ typedef struct sh_frame {
     uint16_t rep;                /* FM_TYPED: rep level of the next child */
     size_t seen_off;             /* FM_TYPED struct: field flags in seen */
     int column;                  /* owning column, -1 for route/rest */
+    vr_builder *vb;              /* FM_VARIANT: the builder receiving events */
+    pq_buf *jb;                  /* FM_JSON: the text receiving events */
+    bool nested_root;            /* a variant/json value inside a typed
+                                    container: written at its end with rep */
 } sh_frame;
 
 /* Where the next value event goes (set by a key, or by a list frame). */
@@ -77,6 +82,9 @@ struct sh_shredder {
     pq_buf keys;                 /* key copies of the current record */
     pq_buf seen;                 /* struct field flags */
     pq_buf scratch;              /* conversions */
+    vr_builder nested;           /* a variant inside a list/map/struct */
+    pq_buf nested_json;          /* a json value inside a list/map/struct */
+    vs_state vshred;             /* Variant shredding scratch */
     sh_target target;
     /* per record */
     pq_writer *w;
@@ -99,6 +107,7 @@ int shv_write_variant(sh_shredder *s, const sc_type *t, const vr_variant *v, uin
 int shv_missing_column(sh_shredder *s, int column);
 int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload);
 int shv_json_text(pq_buf *out, int ev, const void *payload);
+int shv_nested_end(sh_shredder *s, const sh_frame *f);
 int shv_json_key(pq_buf *out, const char *k, size_t len);
 int shv_json_end(pq_buf *out, bool object);
 void shv_fail_column(sh_shredder *s, int column, const char *why);

@@ -1,7 +1,7 @@
 /* shred_value.c - the values of typed columns: scalar conversions, the
  * definition/repetition levels of LIST, MAP and struct values as their
- * events stream by, nulls and defaults, Variant columns (metadata + value,
- * typed_value left null until shredded), and json columns. */
+ * events stream by, nulls and defaults, Variant columns (shredded by
+ * vshred.c), and json columns, also inside lists, maps and structs. */
 #include "scalar.h"
 #include "shred_int.h"
 
@@ -180,6 +180,52 @@ static int push_typed(sh_shredder *s, int column, const sc_type *t, uint16_t rep
     return sh_push(s, &f);
 }
 
+/* A variant or json value inside a list, map or struct: only one can be
+ * open at a time (its events are contiguous), so one shared builder and
+ * one text buffer serve them all. */
+static int nested_put_json(sh_shredder *s, const sc_type *t, uint16_t rep)
+{
+    return pq_column_put_bytes(pq_writer_column(s->w, (size_t)t->leaf), rep, s->nested_json.data,
+                               s->nested_json.len);
+}
+
+static int nested_put_variant(sh_shredder *s, const sc_type *t, uint16_t rep)
+{
+    vr_variant v;
+    int rc = vr_finish(&s->nested, &v);
+    return rc ? rc : shv_write_variant(s, t, &v, rep);
+}
+
+int shv_nested_end(sh_shredder *s, const sh_frame *f)
+{
+    return f->mode == FM_VARIANT ? nested_put_variant(s, f->type, f->rep)
+                                 : nested_put_json(s, f->type, f->rep);
+}
+
+static int nested_value(sh_shredder *s, int column, const sc_type *t, uint16_t rep, int ev,
+                        const void *payload)
+{
+    bool variant = t->kind == SC_VARIANT;
+    int rc;
+    if (variant) {
+        vr_builder_reset(&s->nested);
+        rc = ev == EV_BEGIN_OBJECT ? vr_begin_object(&s->nested)
+           : ev == EV_BEGIN_ARRAY ? vr_begin_array(&s->nested)
+           : shv_scalar_to_variant(&s->nested, ev, payload);
+    } else {
+        pq_buf_reset(&s->nested_json);
+        rc = shv_json_text(&s->nested_json, ev, payload);
+    }
+    if (rc != 0)
+        return rc;
+    if (ev != EV_BEGIN_OBJECT && ev != EV_BEGIN_ARRAY)
+        return variant ? nested_put_variant(s, t, rep) : nested_put_json(s, t, rep);
+    sh_frame f = {.mode = variant ? FM_VARIANT : FM_JSON, .is_object = ev == EV_BEGIN_OBJECT,
+                  .nested_root = true, .type = t, .rep = rep, .column = column,
+                  .vb = &s->nested, .jb = &s->nested_json};
+    return sh_push(s, &f);
+}
+
 int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
                     int ev, const void *payload)
 {
@@ -190,10 +236,11 @@ int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable,
         return push_typed(s, column, t, rep, false);
     if (ev == EV_BEGIN_OBJECT && (t->kind == SC_STRUCT || t->kind == SC_MAP))
         return push_typed(s, column, t, rep, true);
+    if (t->kind == SC_VARIANT || t->kind == SC_JSON)
+        return nested_value(s, column, t, rep, ev, payload);
     if (ev == EV_BEGIN_ARRAY || ev == EV_BEGIN_OBJECT || ev == EV_NULL ||
-        t->kind == SC_LIST || t->kind == SC_MAP || t->kind == SC_STRUCT ||
-        t->kind == SC_VARIANT || t->kind == SC_JSON)
-        rc = MISMATCH; /* nested variant/json inside typed containers: not yet */
+        t->kind == SC_LIST || t->kind == SC_MAP || t->kind == SC_STRUCT)
+        rc = MISMATCH;
     else
         rc = put_scalar(s, t, rep, ev, payload);
     if (rc == MISMATCH) {
@@ -310,16 +357,11 @@ int shv_missing_column(sh_shredder *s, int column)
 
 /* ---- Variant columns ------------------------------------------------------------ */
 
-/* The whole value goes to `value`; typed_value stays null, which readers
- * take as "not shredded" (VariantShredding.md). */
+/* Shredded per t->shred by vshred.c (VariantShredding.md): what matches the
+ * typed_value layout goes there, the rest stays in `value`. */
 int shv_write_variant(sh_shredder *s, const sc_type *t, const vr_variant *v, uint16_t rep)
 {
-    /* Shredded per t->shred by vshred.c (VariantShredding.md). Declared
-     * here, not by including vshred.h, to keep this edit inside the body;
-     * the signature is the one in vshred.h. */
-    int vs_write_tls(pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
-                     pq_err *err);
-    return vs_write_tls(s->w, t, v, rep, s->err);
+    return vs_write(&s->vshred, s->w, t, v, rep, s->err);
 }
 
 int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload)

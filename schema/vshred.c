@@ -290,8 +290,7 @@ static int put_rest(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
     for (size_t i = 0; i < sh->n_fields; i++)
         drop[i] = (vr_str){sh->fields[i].name, strlen(sh->fields[i].name)};
     /* sorted per object rather than cached per node: a cache keyed by the
-     * borrowed schema could outlive it (vs_write_tls serves every schema
-     * of a thread) */
+     * borrowed schema could outlive it */
     sort_names(drop, sh->n_fields);
     pq_buf_reset(&st->partial);
     size_t kept = 0;
@@ -394,10 +393,4 @@ int vs_write(vs_state *st, pq_writer *w, const sc_type *t, const vr_variant *v, 
     rc = rc ? rc : pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata,
                                        v->metadata_len);
     return rc ? rc : write_node(&x, t->shred, v->value, v->value_len, rep);
-}
-
-int vs_write_tls(pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep, pq_err *err)
-{
-    static _Thread_local vs_state st; /* all-zero = empty buffers */
-    return vs_write(&st, w, t, v, rep, err);
 }

@@ -62,14 +62,6 @@ void vs_state_free(vs_state *st);
 int vs_write(vs_state *st, pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
              pq_err *err);
 
-/* vs_write with a scratch state private to the calling thread, for callers
- * that have nowhere to keep a vs_state (shred_value.c, until sh_shredder
- * gets a `vs_state vshred;` member). The buffers live as long as the
- * thread and are reused by every call it makes; they are not freed at
- * thread exit (bounded by the largest partial object the thread wrote). */
-int vs_write_tls(pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
-                 pq_err *err);
-
 /* A primitive converted to a shredded column's physical type. */
 typedef struct vs_typed {
     int64_t i;            /* BOOLEAN (0/1), INT32, INT64 */

@@ -280,6 +280,38 @@ static void test_shred_json_column_keeps_value_text(void **state)
     rig_close(&r);
 }
 
+/* CloudTrail's userIdentity: a struct whose fields include a variant and a
+ * json value; a list of variants. Each lands with the enclosing levels. */
+static void test_shred_variant_and_json_inside_struct_and_list(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - name: u\n"
+                 "    type: struct\n"
+                 "    fields:\n"
+                 "      - {name: arn, type: string}\n"
+                 "      - {name: ctx, type: variant}\n"
+                 "      - {name: raw, type: json}\n"
+                 "  - {name: items, type: \"list<variant>\"}\n");
+    assert_int_equal(shred(&r, "{\"u\": {\"ctx\": {\"a\": [1, {}]}, \"arn\": \"x\", \"raw\": [true]},"
+                               " \"items\": [{\"k\": 1}, \"s\", null]}"), 0);
+    assert_int_equal(shred(&r, "{\"u\": {\"ctx\": 5}}"), 0);
+    expect_variant(&r, "u.ctx", 0, "{\"a\":[1,{}]}");
+    expect_variant(&r, "u.ctx", 1, "5");
+    expect_levels(&r, "u.ctx.metadata", "2 2");
+    expect_levels(&r, "u.raw", "2 1");
+    const uint8_t *p;
+    size_t n;
+    bytes_at(&r, "u.raw", 0, &p, &n);
+    assert_int_equal(n, 6);
+    assert_memory_equal(p, "[true]", 6);
+    expect_levels(&r, "items.list.element.metadata", "3/0 3/1 2/1 0/0"); /* null element; no list */
+    expect_variant(&r, "items.list.element", 0, "{\"k\":1}");
+    expect_variant(&r, "items.list.element", 1, "\"s\"");
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_shred_duplicate_key_last_wins),
         cmocka_unit_test(test_shred_default_schema_keeps_whole_record),
         cmocka_unit_test(test_shred_json_column_keeps_value_text),
+        cmocka_unit_test(test_shred_variant_and_json_inside_struct_and_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
