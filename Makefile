@@ -49,10 +49,11 @@ build-fuzz: deps
 run: build
 	./$(BUILD)/parqd $(ARGS)
 
-unit: build
+# Some ctest scripts read files back with the npm readers: install them first.
+unit: build npm
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-unit-asan: build-asan
+unit-asan: build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS)
 
