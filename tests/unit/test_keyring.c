@@ -108,6 +108,7 @@ static void test_keyring_refuses_undeclared_schema_key_without_leaking_keys(void
     assert_int_not_equal(cf_config_load_buffer("test.yaml", text, strlen(text), &c, &err), 0);
     assert_non_null(strstr(err.msg, "test.yaml:3:7: column 'email': key 'nope'"));
     assert_null(strstr(err.msg, "0001020304"));
+    cf_config_free(&c); /* needed after a failed load too (config.h) */
     (void)k;
 }
 
