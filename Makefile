@@ -46,8 +46,16 @@ build-fuzz: deps
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF >/dev/null
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
 
+# Until daemon mode lands, `make run` shows the write path end to end:
+# checks the sample schema and converts a small application log (with one
+# bad line, which goes to the dead-letter file) into ./out/.
 run: build
-	./$(BUILD)/parqd $(ARGS)
+	./$(BUILD)/parqd version
+	./$(BUILD)/parqd check --schema conf/schemas/sample-app.yaml
+	rm -rf out/sample.parquet out/sample.rejects.ndjson && mkdir -p out
+	./$(BUILD)/parqd convert --schema conf/schemas/sample-app.yaml -o out/sample.parquet \
+	    conf/sample.ndjson || [ $$? -eq 2 ]
+	@echo "wrote out/sample.parquet; rejected lines are in out/sample.rejects.ndjson"
 
 # Some ctest scripts read files back with the npm readers: install them first.
 unit: build npm

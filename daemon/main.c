@@ -10,7 +10,7 @@
 #include <string.h>
 
 int cmd_check(int argc, char **argv);
-int cmd_convert(int argc, char **argv);   /* daemon/cmd_convert.c (to come) */
+int cmd_convert(int argc, char **argv);   /* daemon/cmd_convert.c */
 int cmd_run(int argc, char **argv);       /* daemon/cmd_run.c (to come) */
 
 static void usage(FILE *to)
