@@ -141,9 +141,11 @@ int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err)
     pq_buf_init(&s->seen);
     pq_buf_init(&s->scratch);
     pq_buf_init(&s->nested_json);
+    pq_buf_init(&s->wkb);
     vs_state_init(&s->vshred);
     int rc = json_parser_init(&s->parser, 0) || json_parser_init(&s->replay, 0) ||
-             vr_builder_init(&s->rest, NULL) || vr_builder_init(&s->nested, NULL) ? PQ_ENOMEM : 0;
+             vr_builder_init(&s->rest, NULL) || vr_builder_init(&s->nested, NULL) ||
+             gj_converter_init(&s->geo) ? PQ_ENOMEM : 0;
     if (rc != 0)
         rc = pq_err_set(err, rc, "shredder: out of memory");
     rc = rc ? rc : setup_columns(s, err);
@@ -166,6 +168,8 @@ void sh_shredder_destroy(sh_shredder *s)
     vr_builder_free(&s->nested);
     pq_buf_free(&s->nested_json);
     vs_state_free(&s->vshred);
+    gj_converter_free(&s->geo);
+    pq_buf_free(&s->wkb);
     for (size_t i = 0; s->variants && i < s->spec->n_columns; i++) {
         if (s->variants[i])
             vr_builder_free(s->variants[i]);
@@ -573,6 +577,8 @@ static int on_end(sh_shredder *s, bool object)
     s->n_frames--;
     if (rc == 0 && f.nested_root)
         rc = shv_nested_end(s, &f);
+    if (rc == 0 && f.geo_root)
+        rc = shv_geo_end(s, &f);
     if (rc == 0 && f.column_root)
         rc = end_column_frame(s, &f);
     return rc;

@@ -3,6 +3,7 @@
 #ifndef PQ_SHRED_INT_H
 #define PQ_SHRED_INT_H
 
+#include "geojson.h"
 #include "json.h"
 #include "shred.h"
 #include "variant.h"
@@ -42,6 +43,8 @@ typedef struct sh_frame {
     pq_buf *jb;                  /* FM_JSON: the text receiving events */
     bool nested_root;            /* a variant/json value inside a typed
                                     container: written at its end with rep */
+    bool geo_root;               /* a GeoJSON object for a geometry leaf */
+    size_t raw_start;            /* geo_root: byte offset of the object */
 } sh_frame;
 
 /* Where the next value event goes (set by a key, or by a list frame). */
@@ -85,6 +88,8 @@ struct sh_shredder {
     vr_builder nested;           /* a variant inside a list/map/struct */
     pq_buf nested_json;          /* a json value inside a list/map/struct */
     vs_state vshred;             /* Variant shredding scratch */
+    gj_converter geo;            /* GeoJSON to WKB */
+    pq_buf wkb;
     sh_target target;
     /* per record */
     pq_writer *w;
@@ -108,6 +113,7 @@ int shv_missing_column(sh_shredder *s, int column);
 int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload);
 int shv_json_text(pq_buf *out, int ev, const void *payload);
 int shv_nested_end(sh_shredder *s, const sh_frame *f);
+int shv_geo_end(sh_shredder *s, const sh_frame *f);
 int shv_json_key(pq_buf *out, const char *k, size_t len);
 int shv_json_end(pq_buf *out, bool object);
 void shv_fail_column(sh_shredder *s, int column, const char *why);

@@ -226,6 +226,28 @@ static int nested_value(sh_shredder *s, int column, const sc_type *t, uint16_t r
     return sh_push(s, &f);
 }
 
+/* GEOMETRY / GEOGRAPHY from GeoJSON: key order inside the object is free,
+ * so the object is skipped while it streams by and converted from its
+ * bytes in the line once it closes. */
+static bool is_geo(const sc_type *t)
+{
+    return t->kind == SC_GEOMETRY || t->kind == SC_GEOGRAPHY;
+}
+
+int shv_geo_end(sh_shredder *s, const sh_frame *f)
+{
+    size_t end = json_parser_offset(&s->parser) + 1;
+    pq_err gerr;
+    pq_buf_reset(&s->wkb);
+    int rc = gj_to_wkb(&s->geo, s->line + f->raw_start, end - f->raw_start, &s->wkb, &gerr);
+    if (rc == PQ_ETYPE) {
+        shv_fail_column(s, f->column, gerr.msg);
+        return PQ_OK;
+    }
+    return rc ? rc : pq_column_put_bytes(pq_writer_column(s->w, (size_t)f->type->leaf), f->rep,
+                                         s->wkb.data, s->wkb.len);
+}
+
 int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
                     int ev, const void *payload)
 {
@@ -238,6 +260,11 @@ int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable,
         return push_typed(s, column, t, rep, true);
     if (t->kind == SC_VARIANT || t->kind == SC_JSON)
         return nested_value(s, column, t, rep, ev, payload);
+    if (is_geo(t) && ev == EV_BEGIN_OBJECT) {
+        sh_frame f = {.mode = FM_SKIP, .is_object = true, .geo_root = true, .type = t,
+                      .rep = rep, .column = column, .raw_start = json_parser_offset(&s->parser)};
+        return sh_push(s, &f);
+    }
     if (ev == EV_BEGIN_ARRAY || ev == EV_BEGIN_OBJECT || ev == EV_NULL ||
         t->kind == SC_LIST || t->kind == SC_MAP || t->kind == SC_STRUCT)
         rc = MISMATCH;

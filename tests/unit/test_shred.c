@@ -312,6 +312,31 @@ static void test_shred_variant_and_json_inside_struct_and_list(void **state)
     rig_close(&r);
 }
 
+/* GeoJSON becomes WKB; a malformed geometry goes whole to the rest column. */
+static void test_shred_geometry_from_geojson(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - {name: loc, type: geometry}\n"
+                 "  - {name: path, type: \"list<geography>\"}\n"
+                 "  - {name: rest, type: variant, from: \"*\"}\n");
+    assert_int_equal(shred(&r, "{\"loc\": {\"coordinates\": [1.5, -2], \"type\": \"Point\"},"
+                               " \"path\": [{\"type\": \"Point\", \"coordinates\": [3, 4]}, null]}"), 0);
+    assert_int_equal(shred(&r, "{\"loc\": {\"type\": \"Polygon\", \"coordinates\": [[[0,0],[1,0],[0,0]]]}}"), 0);
+    const uint8_t *p;
+    size_t n;
+    bytes_at(&r, "loc", 0, &p, &n);
+    const uint8_t point[21] = {0x01, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F,
+                               0, 0, 0, 0, 0, 0, 0, 0xC0};
+    assert_int_equal(n, 21);
+    assert_memory_equal(p, point, 21);
+    expect_levels(&r, "loc", "1 0");                    /* unclosed ring: null here */
+    expect_levels(&r, "path.list.element", "3/0 2/1 0/0");
+    expect_variant(&r, "rest", 1, "{\"loc\":{\"coordinates\":[[[0,0],[1,0],[0,0]]],\"type\":\"Polygon\"}}");
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_shred_default_schema_keeps_whole_record),
         cmocka_unit_test(test_shred_json_column_keeps_value_text),
         cmocka_unit_test(test_shred_variant_and_json_inside_struct_and_list),
+        cmocka_unit_test(test_shred_geometry_from_geojson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
