@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 
 DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
-  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind
+  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
 DEB_TOOLS := node:nodejs npm:npm
@@ -80,8 +80,9 @@ fuzz-smoke: build-fuzz
 
 test: unit unit-asan interop fuzz-smoke
 
-bench: build
+bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
+	bash bench/bench_e2e.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
