@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "buf.h"
 #include "colspec.h"
 #include "compress.h"
@@ -19,34 +20,15 @@ static void check_usage(void)
     fputs("usage: parqd check [--config FILE] [--schema FILE]\n", stderr);
 }
 
-/* Accepts "--opt VALUE" and "--opt=VALUE". Returns 1 if argv[*i] was opt. */
-static int take_opt(int argc, char **argv, int *i, const char *opt, const char **val)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *val = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        *val = NULL;
-        return 1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
 
 static int parse_args(int argc, char **argv, const char **config, const char **schema)
 {
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         const char **dst = NULL;
-        if (take_opt(argc, argv, &i, "--config", &v))
+        if (cli_take_opt(argc, argv, &i, "--config", &v))
             dst = config;
-        else if (take_opt(argc, argv, &i, "--schema", &v))
+        else if (cli_take_opt(argc, argv, &i, "--schema", &v))
             dst = schema;
         if (dst == NULL || v == NULL || v[0] == '\0' || *dst != NULL) {
             fprintf(stderr, "parqd check: %s '%s'\n",

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "colspec.h"
 #include "config.h"
 #include "deadletter.h"
@@ -143,20 +144,6 @@ typedef struct args {
     size_t n_inputs;
 } args;
 
-static int take_opt(int argc, char **argv, int *i, const char *opt, const char **val)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *val = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    *val = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
-}
 
 static int parse_args(int argc, char **argv, args *a)
 {
@@ -174,11 +161,11 @@ static int parse_args(int argc, char **argv, args *a)
             opts_done = true;
             continue;
         }
-        if (take_opt(argc, argv, &i, "--config", &v))
+        if (cli_take_opt(argc, argv, &i, "--config", &v))
             dst = &a->config;
-        else if (take_opt(argc, argv, &i, "--schema", &v))
+        else if (cli_take_opt(argc, argv, &i, "--schema", &v))
             dst = &a->schema;
-        else if (take_opt(argc, argv, &i, "-o", &v))
+        else if (cli_take_opt(argc, argv, &i, "-o", &v))
             dst = &a->out;
         if (dst == NULL || v == NULL || v[0] == '\0' || *dst != NULL) {
             fprintf(stderr, "parqd convert: %s '%s'\n",
