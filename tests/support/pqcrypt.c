@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "decompress.h"
 #include "decrypt.h"
 #include "thrift_read.h"
@@ -147,12 +149,36 @@ static const pq_crypto_key *find_key(const pqc_opts *o, const uint8_t *id, size_
     return NULL;
 }
 
+/* Module AAD, built here rather than with the writer's
+ * pq_crypto_module_aad so the two are checked against each other
+ * (Encryption.md 4.4.2 table): file AAD || type || row group (LE16) ||
+ * column (LE16) || page ordinal (LE16), the ordinals only for the types
+ * that carry them. */
 static int module_aad(const pqc_file *f, pq_buf *aad, int type, int32_t rg, int32_t col,
                       int32_t page, pq_err *err)
 {
     pq_buf_reset(aad);
-    return pq_crypto_module_aad(aad, f->file_aad.data, f->file_aad.len,
-                                (pq_crypto_module)type, rg, col, page, err);
+    uint8_t suffix[7];
+    size_t n = 0;
+    suffix[n++] = (uint8_t)type;
+    if (type != PQ_MODULE_FOOTER) {
+        if (rg < 0 || rg > 32767 || col < 0 || col > 32767)
+            return pq_err_set(err, PQ_EPARSE, "ordinals rg %d col %d do not fit an AAD", rg, col);
+        suffix[n++] = (uint8_t)rg;
+        suffix[n++] = (uint8_t)(rg >> 8);
+        suffix[n++] = (uint8_t)col;
+        suffix[n++] = (uint8_t)(col >> 8);
+    }
+    if (type == PQ_MODULE_DATA_PAGE || type == PQ_MODULE_DATA_PAGE_HEADER) {
+        if (page < 0 || page > 32767)
+            return pq_err_set(err, PQ_EPARSE, "page ordinal %d does not fit an AAD", page);
+        suffix[n++] = (uint8_t)page;
+        suffix[n++] = (uint8_t)(page >> 8);
+    }
+    if (pq_buf_append(aad, f->file_aad.data, f->file_aad.len) != 0 ||
+        pq_buf_append(aad, suffix, n) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    return 0;
 }
 
 /* Decrypts the GCM module at file offset off (limit: end of its region)
@@ -241,8 +267,10 @@ static int open_footer(pqc_file *f, const uint8_t *footer, size_t n, pq_err *err
     memcpy(frame + 8 + n, "PAR1", 4);
     int rc = pqf_open_mem(&f->pf, frame, total, f->name, err);
     free(frame);
-    if (rc != 0)
+    if (rc != 0) {
+        set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, f->footer_offset, rc);
         return ctx_err(err, rc, "FileMetaData");
+    }
     if (f->pf.footer_consumed != n)
         f->padded_modules++;
     return 0;
@@ -262,6 +290,8 @@ static int open_encrypted_footer(pqc_file *f, const pqc_opts *o, size_t start, s
     f->encrypted_footer = true;
     const pq_crypto_key *key = o && o->footer_key ? o->footer_key
                                                   : find_key(o, m.key_metadata, m.key_metadata_len);
+    if (key == NULL)
+        set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, start, PQ_ECRYPTO);
     if (key == NULL)
         return pq_err_set(err, PQ_ECRYPTO, "encrypted footer: no footer key (key id '%.*s')",
                           (int)m.key_metadata_len, m.key_metadata ? (const char *)m.key_metadata : "");
@@ -295,8 +325,11 @@ static int open_plain_footer(pqc_file *f, const pqc_opts *o, size_t start, size_
         return ctx_err(err, rc, "FileMetaData at offset %zu", start);
     }
     if (m.algorithm == 0) {
-        if (used != len)
-            return pq_err_set(err, PQ_EPARSE, "footer: %zu bytes after FileMetaData", len - used);
+        if (used != len) {
+            set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, start, PQ_EPARSE);
+            return pq_err_set(err, PQ_EPARSE, "footer: %zu bytes after FileMetaData (no "
+                              "encryption_algorithm, so no signature expected)", len - used);
+        }
         return open_footer(f, f->data + start, len, err);
     }
     f->signed_footer = true;
@@ -311,10 +344,12 @@ static int open_plain_footer(pqc_file *f, const pqc_opts *o, size_t start, size_
     if (o && o->skip_signature && rc == 0) {
         /* tamper tests: read on without checking the signature */
     } else if (key == NULL || rc != 0) {
-        if (!(o && o->allow_missing_keys))
+        if (!(o && o->allow_missing_keys)) {
+            set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, start, rc != 0 ? rc : PQ_ECRYPTO);
             return rc != 0 ? rc : pq_err_set(err, PQ_ECRYPTO,
                 "plaintext footer: no footer signing key (key id '%.*s')",
                 (int)m.key_metadata_len, m.key_metadata ? (const char *)m.key_metadata : "");
+        }
     } else {
         pq_buf aad;
         pq_buf_init(&aad);
@@ -583,6 +618,7 @@ typedef struct chunk_ctx {
     pqc_file *f;
     pqc_column *c;
     const pq_crypto_key *key;  /* NULL: plaintext column */
+    bool skip_crc;
     int32_t rg, col;
     const tr_node *md;         /* ColumnMetaData (decrypted if it was encrypted) */
     int codec;
@@ -681,6 +717,20 @@ static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool firs
         rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d page at %zu: compressed_page_size %d runs "
                         "past the chunk end %zu", x->rg, x->col, off, pg.compressed_size, x->end);
         goto out;
+    }
+    if (pg.has_crc && !x->skip_crc) {
+        /* parquet.thrift: over the bytes as written (after compression
+         * and encryption), header excluded */
+        uint32_t crc = (uint32_t)crc32(0L, f->data + boff, (uInt)pg.compressed_size);
+        if (crc != pg.crc) {
+            set_fail(f, is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE, x->rg, x->col, ord,
+                     boff, PQ_EPARSE);
+            rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d page at %zu: CRC %08x in the header, "
+                            "%08x over the %d page bytes as written", x->rg, x->col, off, pg.crc,
+                            crc, pg.compressed_size);
+            goto out;
+        }
+        f->crc_pages++;
     }
     if (x->key != NULL) {
         int mt = is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE;
@@ -1002,7 +1052,7 @@ static int read_chunk(pqc_file *f, const pqc_opts *o, int32_t rg, int32_t col, p
     int32_t rg_ord = (int32_t)tr_field_int(rgn, 7, rg);
     if (rg_ord != rg)
         return pq_err_set(err, PQ_EPARSE, "row group %d has ordinal %d", rg, rg_ord);
-    chunk_ctx x = { .f = f, .c = c, .rg = rg, .col = col };
+    chunk_ctx x = { .f = f, .c = c, .rg = rg, .col = col, .skip_crc = o && o->skip_crc };
     tr_node *decmeta = NULL;
     pq_buf plain;
     pq_buf_init(&plain);

@@ -8,10 +8,10 @@
  * decrypts and checks ColumnIndex / OffsetIndex and bloom filter header +
  * bitset modules. Every value is returned per column for comparison.
  *
- * Second opinion, not a port: shares with the writer only pq_crypto_key,
- * pq_crypto_module_aad and pq_buf; module decryption is decrypt.h (its own
- * OpenSSL calls), Thrift is thrift_read.h, levels/pages/codecs pqfile.h and
- * decompress.h, values decode.h.
+ * Second opinion, not a port: shares with the writer only pq_crypto_key
+ * (bytes + name) and pq_buf. Module AADs are built here; module decryption
+ * is decrypt.h (its own OpenSSL calls); Thrift is thrift_read.h; levels,
+ * pages and codecs pqfile.h and decompress.h; values decode.h.
  *
  * Every encrypted module decrypted is listed (type, ordinals, file offset,
  * size), so tamper tests can flip a byte inside a known module and check
@@ -53,6 +53,9 @@ typedef struct pqc_opts {
      * a flipped byte inside encrypted_column_metadata reaches that module's
      * own authentication instead of failing the footer first. */
     bool skip_signature;
+    /* Tamper tests only: do not check page CRCs, so a flipped page byte
+     * reaches the GCM tag check (the CRC would catch it first). */
+    bool skip_crc;
 } pqc_opts;
 
 /* Where not applicable (footer: rg/col; non-page modules: page), -1. */
@@ -124,6 +127,10 @@ typedef struct pqc_file {
      * (parquet-mr's aes256 reference files pad footers and column metadata
      * with zeros; readers ignore the rest, so this counts, not fails). */
     size_t padded_modules;
+    /* Pages whose PageHeader.crc was checked: CRC-32 over the page bytes
+     * as written, i.e. after compression AND encryption (parquet.thrift
+     * PageHeader.crc); a mismatch fails the open. */
+    size_t crc_pages;
     /* Set when opening fails inside a module: its type (-1: not in a
      * module), ordinals and offset; fail_code is the error code. */
     int fail_module;
