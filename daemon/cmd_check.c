@@ -52,6 +52,14 @@ static void print_codec(char *buf, size_t n, int codec, int level)
 
 /* One line per leaf with the settings the writer will use: column options
  * where set, the output section's otherwise. */
+static bool any_leaf_key(const sc_schema *s)
+{
+    for (size_t i = 0; i < s->n_leaves; i++)
+        if (s->leaves[i].opts.key_id != NULL)
+            return true;
+    return false;
+}
+
 static void print_leaf(const cf_config *cf, const sc_leaf *l, int width)
 {
     const pq_column_opts *o = &l->opts;
@@ -79,7 +87,17 @@ static void print_leaf(const cf_config *cf, const sc_leaf *l, int width)
     bool st = o->statistics < 0 ? out->statistics : o->statistics != 0;
     snprintf(stats, sizeof stats, st ? "on(truncate %zu)" : "off",
              o->stats_truncate ? o->stats_truncate : out->stats_truncate);
-    const char *key = o->key_id ? o->key_id : "-";
+    /* what the writer will do: a leaf's own key; else, when no leaf names
+     * a key, every column uses the footer key (uniform encryption); else
+     * the leaf stays plaintext */
+    char key[96] = "-";
+    const cf_encryption *enc = &out->encryption;
+    if (o->key_id != NULL)
+        snprintf(key, sizeof key, "%s", o->key_id);
+    else if (enc->enabled && !any_leaf_key(cf->schema))
+        snprintf(key, sizeof key, "%s(footer, uniform)", enc->footer_key.id);
+    else if (enc->enabled)
+        snprintf(key, sizeof key, "-(plaintext)");
     printf("  %-*s encoding=%s compression=%s dictionary=%s bloom=%s statistics=%s key=%s\n",
            width, l->path, sc_encoding_name(o->encoding), codec, dict, bloom, stats, key);
 }

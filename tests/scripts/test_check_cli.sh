@@ -154,5 +154,32 @@ has_out "version" "parqd version "
 run "convert missing input" 1 convert -o "$TMP/never.parquet" "$TMP/no-such-input.ndjson"
 has_err "convert missing input" "no-such-input.ndjson"
 
+# --- encryption: what the writer will do per column ---------------------------
+printf '000102030405060708090a0b0c0d0e0f\n' > "$TMP/k0.hex"
+cat > "$TMP/uniform.yaml" <<EOF
+schema:
+  columns:
+    - {name: a, type: string}
+output:
+  encryption:
+    footer_key: {id: k0, file: $TMP/k0.hex}
+EOF
+cat > "$TMP/partial.yaml" <<EOF
+schema:
+  columns:
+    - {name: a, type: string}
+    - {name: b, type: int64}
+output:
+  encryption:
+    footer_key: {id: k0, file: $TMP/k0.hex}
+    columns:
+      - {column: b, key: {id: k1, file: $TMP/k0.hex}}
+EOF
+run "uniform encryption" 0 check --config "$TMP/uniform.yaml"
+has_out "uniform encryption" "key=k0(footer, uniform)"
+run "per-column encryption" 0 check --config "$TMP/partial.yaml"
+has_out "per-column encryption" "key=-(plaintext)"
+has_out "per-column encryption" "key=k1"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
