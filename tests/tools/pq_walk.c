@@ -1,10 +1,24 @@
-/* pq_walk.c - independent structural verifier for Parquet files: footer,
- * every page of every column chunk (order, sizes, CRC, decompression,
- * levels), row group totals, chunk placement, page indexes (PageIndex.md)
+/* pq_walk.c - independent verifier for Parquet files: footer, every page
+ * of every column chunk (order, sizes, CRC, decompression, levels, values),
+ * row group totals, chunk placement, page indexes (PageIndex.md), statistics
  * and bloom filter headers (BloomFilter.md). Built on tests/support only,
  * never on the writer, so it is a second opinion on what parqd writes.
  *
  *   pq_walk [--quiet] [--strict] [--all] [--dump] [--pages] FILE...
+ *
+ * Every data page's values are decoded (dictionary indices through the
+ * dictionary page; PLAIN, RLE booleans, DELTA_*, BYTE_STREAM_SPLIT via
+ * decode.h) and their true min/max taken in the column's sort order
+ * (LogicalTypes.md; parquet.thrift ColumnOrder: signed/unsigned integers,
+ * floats without NaN and with the -0/+0 rules or IEEE 754 total order,
+ * FLOAT16, unsigned bytes, big-endian DECIMAL, INT96 chronological).
+ * ColumnIndex min_values/max_values, null_pages, null_counts, nan_counts
+ * and boundary_order, page and chunk Statistics and the unencoded byte
+ * array sizes are compared with them. Bounds of fixed-width values must
+ * be exact; a BYTE_ARRAY bound may be truncated (a min to a prefix, a max
+ * to a shorter larger value), consistently within the file. Columns whose
+ * order is undefined (INTERVAL, GEOMETRY, Variant metadata/value...) must
+ * carry no min/max.
  *
  * Stops at the first problem per file (--all: keeps going after problems
  * that do not break the walk, e.g. CRC mismatches), naming file, row group,
@@ -13,12 +27,15 @@
  * Quirks of shipped writers that the spec forbids or leaves open (see each
  * note() call) are printed as "note:" and pass; --strict fails them, and
  * is what tests of parqd's own files should use. */
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "decode.h"
 #include "pqfile.h"
 
 typedef struct opts {
@@ -31,19 +48,68 @@ typedef struct region {
     char what[96];
 } region;
 
+/* How min/max compare values of a column (LogicalTypes.md "sort order",
+ * parquet.thrift ColumnOrder), decided from the schema alone. */
+typedef enum ord_kind {
+    ORD_NONE,       /* undefined (INTERVAL, GEOMETRY, Variant bytes, ...) */
+    ORD_SIGNED,     /* INT32/INT64 as signed integers */
+    ORD_UNSIGNED,   /* INT32/INT64 under INTEGER(unsigned) / UINT_* */
+    ORD_BOOLEAN,    /* false < true */
+    ORD_FLOAT,      /* FLOAT, DOUBLE, FLOAT16 (width 4, 8, 2) */
+    ORD_BYTES,      /* unsigned byte-wise, shorter prefix first */
+    ORD_DECIMAL,    /* DECIMAL on BYTE_ARRAY/FLBA: signed big-endian */
+    ORD_INT96       /* days (bytes 8..11), then nanos (bytes 0..7) */
+} ord_kind;
+
+typedef struct col_order {
+    ord_kind kind;
+    size_t width;                 /* bytes per value; 0 = BYTE_ARRAY */
+    bool total;                   /* floats under IEEE_754_TOTAL_ORDER */
+    bool text;                    /* STRING/ENUM/JSON: bounds stay UTF-8 */
+    int declared;                 /* column_orders entry: 1 TYPE_ORDER, 2
+                                   * IEEE_754_TOTAL_ORDER, 3 INT96_TIMESTAMP;
+                                   * 0 = no column_orders in the file */
+    char name[48];                /* what the order came from, for messages */
+} col_order;
+
+/* A value as PLAIN bytes without a length prefix (how Statistics and the
+ * ColumnIndex store bounds); p == NULL: none. */
+typedef struct vref {
+    const uint8_t *p;
+    size_t len;
+} vref;
+
+/* What the values of a page (or chunk) are: counts and true extremes. */
+typedef struct vacc {
+    int64_t n;                    /* non-null values */
+    int64_t nans;                 /* of which NaN (float orders) */
+    int64_t ba_bytes;             /* BYTE_ARRAY: sum of value lengths */
+    vref min, max;                /* over non-NaN values */
+    vref nan_min, nan_max;        /* over NaNs (IEEE_754_TOTAL_ORDER) */
+} vacc;
+
 /* What the walk learned about one data page. */
 typedef struct page_info {
     size_t offset, span;          /* header + compressed data */
+    size_t ordinal;               /* in the chunk, dictionary page included */
     int type;
     int32_t encoding;
     int64_t values, nulls, rows;  /* nulls/rows from the decoded levels */
     int64_t leaf_nulls;           /* def == max_def - 1, optional leaf only */
     bool row_start;               /* first level has repetition level 0 */
     int64_t *def_hist, *rep_hist; /* max_def + 1 / max_rep + 1 counters */
+    bool vals_ok;                 /* values decoded: v is valid */
+    vacc v;                       /* bounds point into own */
+    uint8_t *own;
 } page_info;
 
 typedef struct chunk_state {
     pqf_chunk ch;
+    col_order ord;
+    pqt_bytes dict;               /* dictionary values, PLAIN without prefix */
+    bool dict_ok;                 /* dict decoded */
+    int allowed;                  /* minmax_allowed verdict; -2 = not yet */
+    bool said_nan_count;          /* missing nan_count noted once per chunk */
     int16_t max_def, max_rep;
     page_info *pages;             /* data pages only, in file order */
     size_t npages, cap;
@@ -67,6 +133,13 @@ typedef struct walk {
     region *regions;
     size_t nregions, cap_regions;
     size_t total_pages;
+    bool said_no_orders;          /* "no column_orders" noted once per file */
+    long long nbounds;            /* min/max compared with the values */
+    long long ncut;               /* of which truncated byte arrays */
+    /* Truncated byte-array bounds: the longest such bound and the shortest
+     * value whose bound was cut (see check_truncation). */
+    size_t cut_longest, cut_shortest;
+    char cut_where[200];
 } walk;
 
 /* ---- reporting ---- */
@@ -366,6 +439,1078 @@ static void dump_page(const pqf_page *pg)
     printf("%s\n", pg->stats ? ", statistics" : "");
 }
 
+/* ---- values: sort orders, decoding, true min/max ---- */
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (size_t i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    for (size_t i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static bool elem_named(const tr_node *el, const char *name)
+{
+    size_t len;
+    const uint8_t *p = tr_field_bin(el, 4, &len);
+    return p != NULL && len == strlen(name) && memcmp(p, name, len) == 0;
+}
+
+/* The LogicalType union member (parquet.thrift field id), 0 = none. */
+static int logical_id(const tr_node *el)
+{
+    const tr_node *lt = tr_field_struct(el, 10);
+    return (lt != NULL && lt->n == 1) ? lt->kids[0].fid : 0;
+}
+
+/* Variant `metadata` and `value` leaves hold Variant-encoded bytes, whose
+ * order is undefined (VARIANT in ColumnOrder). `typed_value` leaves of a
+ * shredded Variant keep their own type's order: VariantShredding.md
+ * expects their statistics to be used for skipping. */
+static bool variant_bytes_leaf(const pqf_file *f, const pqf_leaf *leaf)
+{
+    for (size_t i = 0; i + 1 < leaf->depth; i++)
+        if (logical_id(pqf_schema_at(f, leaf->chain[i])) == 16)
+            return elem_named(leaf->elem, "metadata") || elem_named(leaf->elem, "value");
+    return false;
+}
+
+/* LogicalTypes.md, by annotation; an annotation on a physical type it
+ * does not allow leaves the order undefined. */
+static ord_kind logical_order(const tr_node *el, int type, int32_t tlen,
+                              const char **name, bool *text)
+{
+    static const char *const names[] = { NULL, "STRING", "MAP", "LIST", "ENUM",
+        "DECIMAL", "DATE", "TIME", "TIMESTAMP", NULL, "INTEGER", "UNKNOWN",
+        "JSON", "BSON", "UUID", "FLOAT16", "VARIANT", "GEOMETRY", "GEOGRAPHY",
+        "FILE" };
+    bool ints = type == PQ_INT32 || type == PQ_INT64;
+    bool bin = type == PQ_BYTE_ARRAY || type == PQ_FIXED_LEN_BYTE_ARRAY;
+    int id = logical_id(el);
+    *name = (id > 0 && id < 20 && names[id]) ? names[id] : "an unknown logical type";
+    switch (id) {
+    case 1: case 4: case 12:
+        *text = true;
+        return type == PQ_BYTE_ARRAY ? ORD_BYTES : ORD_NONE;
+    case 13: return type == PQ_BYTE_ARRAY ? ORD_BYTES : ORD_NONE;
+    case 14: return type == PQ_FIXED_LEN_BYTE_ARRAY && tlen == 16 ? ORD_BYTES : ORD_NONE;
+    case 5: return ints ? ORD_SIGNED : bin ? ORD_DECIMAL : ORD_NONE;
+    case 6: return type == PQ_INT32 ? ORD_SIGNED : ORD_NONE;
+    case 7: case 8: return ints ? ORD_SIGNED : ORD_NONE;
+    case 10: {
+        bool sgn = tr_field_bool(&tr_field_struct(el, 10)->kids[0], 2, true);
+        *name = sgn ? "INTEGER(signed)" : "INTEGER(unsigned)";
+        return !ints ? ORD_NONE : sgn ? ORD_SIGNED : ORD_UNSIGNED;
+    }
+    case 15: return type == PQ_FIXED_LEN_BYTE_ARRAY && tlen == 2 ? ORD_FLOAT : ORD_NONE;
+    default: return ORD_NONE;   /* MAP, LIST, UNKNOWN, VARIANT, GEO*, FILE */
+    }
+}
+
+/* Files without a LogicalType: the ConvertedType, else the physical type. */
+static ord_kind converted_order(int64_t ct, int type, const char **name, bool *text)
+{
+    bool ints = type == PQ_INT32 || type == PQ_INT64;
+    bool bin = type == PQ_BYTE_ARRAY || type == PQ_FIXED_LEN_BYTE_ARRAY;
+    *name = pqf_converted_name((int)ct);
+    switch (ct) {
+    case 0: case 4: case 19:
+        *text = true;
+        return type == PQ_BYTE_ARRAY ? ORD_BYTES : ORD_NONE;
+    case 20: return type == PQ_BYTE_ARRAY ? ORD_BYTES : ORD_NONE;
+    case 5: return ints ? ORD_SIGNED : bin ? ORD_DECIMAL : ORD_NONE;
+    case 6: case 7: case 8: case 9: case 10:
+    case 15: case 16: case 17: case 18: return ints ? ORD_SIGNED : ORD_NONE;
+    case 11: case 12: case 13: case 14: return ints ? ORD_UNSIGNED : ORD_NONE;
+    default: return ORD_NONE;   /* INTERVAL, MAP, LIST... */
+    }
+}
+
+static ord_kind physical_order(int type)
+{
+    switch (type) {
+    case PQ_BOOLEAN: return ORD_BOOLEAN;
+    case PQ_INT32: case PQ_INT64: return ORD_SIGNED;
+    case PQ_INT96: return ORD_INT96;
+    case PQ_FLOAT: case PQ_DOUBLE: return ORD_FLOAT;
+    default: return ORD_BYTES;
+    }
+}
+
+static size_t type_width(const pqf_leaf *leaf)
+{
+    switch (leaf->type) {
+    case PQ_BOOLEAN: return 1;
+    case PQ_INT32: case PQ_FLOAT: return 4;
+    case PQ_INT64: case PQ_DOUBLE: return 8;
+    case PQ_INT96: return 12;
+    case PQ_FIXED_LEN_BYTE_ARRAY: return leaf->type_length > 0 ? (size_t)leaf->type_length : 0;
+    default: return 0;
+    }
+}
+
+static void leaf_order(const pqf_file *f, size_t col, col_order *o)
+{
+    const pqf_leaf *leaf = &f->leaves[col];
+    const char *name = pqf_type_name(leaf->type);
+    memset(o, 0, sizeof *o);
+    if (logical_id(leaf->elem) != 0)
+        o->kind = logical_order(leaf->elem, leaf->type, leaf->type_length, &name, &o->text);
+    else if (tr_has(leaf->elem, 6))
+        o->kind = converted_order(tr_field_int(leaf->elem, 6, -1), leaf->type, &name, &o->text);
+    else
+        o->kind = physical_order(leaf->type);
+    if (variant_bytes_leaf(f, leaf)) {
+        o->kind = ORD_NONE;
+        name = "VARIANT metadata/value";
+    }
+    o->width = type_width(leaf);
+    if (o->kind != ORD_NONE && leaf->type == PQ_FIXED_LEN_BYTE_ARRAY && o->width == 0)
+        o->kind = ORD_NONE;   /* no type_length: no value to compare */
+    snprintf(o->name, sizeof o->name, "%s", name);
+    const tr_node *orders = tr_field_list(f->meta, 7);
+    const tr_node *u = tr_list_at(orders, col);
+    o->declared = orders == NULL ? 0 : (u != NULL && u->n == 1) ? u->kids[0].fid : -1;
+    o->total = o->declared == 2 && o->kind == ORD_FLOAT;
+}
+
+/* Length every bound of a fixed-width order must have; 0 = variable. */
+static size_t fixed_len(const col_order *o)
+{
+    switch (o->kind) {
+    case ORD_BOOLEAN: return 1;
+    case ORD_NONE: return 0;
+    default: return o->width;   /* BYTE_ARRAY: 0 */
+    }
+}
+
+static uint64_t float_bits(const col_order *o, const uint8_t *p)
+{
+    return o->width == 2 ? (uint64_t)(p[0] | p[1] << 8) : o->width == 4 ? le32(p) : le64(p);
+}
+
+static bool is_nan(const col_order *o, const uint8_t *p)
+{
+    uint64_t b = float_bits(o, p);
+    switch (o->width) {
+    case 2: return (b & 0x7c00) == 0x7c00 && (b & 0x3ff) != 0;
+    case 4: return (b & 0x7f800000) == 0x7f800000 && (b & 0x7fffff) != 0;
+    default:
+        return (b & 0x7ff0000000000000u) == 0x7ff0000000000000u &&
+               (b & 0xfffffffffffffu) != 0;
+    }
+}
+
+static bool float_neg(const col_order *o, const uint8_t *p)
+{
+    return (p[o->width - 1] & 0x80) != 0;
+}
+
+static double float_val(const col_order *o, const uint8_t *p)
+{
+    uint64_t b = float_bits(o, p);
+    if (o->width == 2) {
+        int e = (int)(b >> 10 & 0x1f);
+        double m = (double)(b & 0x3ff);
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m != 0 ? NAN : INFINITY)
+                                                    : ldexp(m + 1024, e - 25);
+        return (b & 0x8000) ? -v : v;
+    }
+    if (o->width == 4) {
+        uint32_t u = (uint32_t)b;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* IEEE 754 totalOrder as an unsigned key: -NaN < -inf < ... < -0 < +0 <
+ * ... < +inf < +NaN, distinct bit patterns distinct keys. */
+static uint64_t total_key(const col_order *o, const uint8_t *p)
+{
+    unsigned bits = (unsigned)o->width * 8;
+    uint64_t b = float_bits(o, p), sign = (uint64_t)1 << (bits - 1);
+    uint64_t mask = bits == 64 ? UINT64_MAX : (sign << 1) - 1;
+    return (b & sign) ? (~b & mask) : (b | sign);
+}
+
+#define CMP3(x, y) (((x) > (y)) - ((x) < (y)))
+
+static int bytes_cmp(const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
+{
+    size_t n = la < lb ? la : lb;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c != 0 ? CMP3(c, 0) : CMP3(la, lb);
+}
+
+/* Two's complement big-endian of any lengths: sign-extend to the longer. */
+static int decimal_cmp(const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
+{
+    bool na = la > 0 && (a[0] & 0x80), nb = lb > 0 && (b[0] & 0x80);
+    if (na != nb)
+        return na ? -1 : 1;
+    uint8_t ext = na ? 0xff : 0x00;
+    size_t n = la > lb ? la : lb;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t x = i < n - la ? ext : a[i - (n - la)];
+        uint8_t y = i < n - lb ? ext : b[i - (n - lb)];
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Compares two PLAIN values (no length prefix) of this column; fixed
+ * widths must have been checked. NaNs compare as numbers (unordered) under
+ * TYPE_ORDER: callers keep them out. */
+static int ord_cmp(const col_order *o, const uint8_t *a, size_t la, const uint8_t *b,
+                   size_t lb)
+{
+    switch (o->kind) {
+    case ORD_SIGNED:
+        if (o->width == 4)
+            return CMP3((int32_t)le32(a), (int32_t)le32(b));
+        return CMP3((int64_t)le64(a), (int64_t)le64(b));
+    case ORD_UNSIGNED:
+        return o->width == 4 ? CMP3(le32(a), le32(b)) : CMP3(le64(a), le64(b));
+    case ORD_BOOLEAN: return CMP3(a[0] & 1, b[0] & 1);
+    case ORD_FLOAT:
+        if (o->total)
+            return CMP3(total_key(o, a), total_key(o, b));
+        return CMP3(float_val(o, a), float_val(o, b));
+    case ORD_DECIMAL: return decimal_cmp(a, la, b, lb);
+    case ORD_INT96: {
+        int32_t da = (int32_t)le32(a + 8), db = (int32_t)le32(b + 8);
+        return da != db ? CMP3(da, db) : CMP3((int64_t)le64(a), (int64_t)le64(b));
+    }
+    default: return bytes_cmp(a, la, b, lb);
+    }
+}
+
+/* Replaces *cur by cand when cand is more extreme (want -1: smaller). */
+static void keep_extreme(const col_order *o, vref *cur, vref cand, int want)
+{
+    if (cand.p == NULL)
+        return;
+    if (cur->p == NULL || ord_cmp(o, cand.p, cand.len, cur->p, cur->len) * want > 0)
+        *cur = cand;
+}
+
+static void fold_value(const col_order *o, vacc *a, const uint8_t *p, size_t len)
+{
+    vref v = { p, len };
+    a->n++;
+    if (o->width == 0)
+        a->ba_bytes += (int64_t)len;
+    if (o->kind == ORD_NONE)
+        return;
+    if (o->kind == ORD_FLOAT && is_nan(o, p)) {
+        a->nans++;
+        if (o->total) {
+            keep_extreme(o, &a->nan_min, v, -1);
+            keep_extreme(o, &a->nan_max, v, 1);
+        }
+        return;
+    }
+    keep_extreme(o, &a->min, v, -1);
+    keep_extreme(o, &a->max, v, 1);
+}
+
+static void merge_vacc(const col_order *o, vacc *into, const vacc *from)
+{
+    into->n += from->n;
+    into->nans += from->nans;
+    into->ba_bytes += from->ba_bytes;
+    keep_extreme(o, &into->min, from->min, -1);
+    keep_extreme(o, &into->max, from->max, 1);
+    keep_extreme(o, &into->nan_min, from->nan_min, -1);
+    keep_extreme(o, &into->nan_max, from->nan_max, 1);
+}
+
+/* Copies the bounds out of the page buffers into one allocation. */
+static int pin_vacc(vacc *v, uint8_t **own)
+{
+    vref *refs[4] = { &v->min, &v->max, &v->nan_min, &v->nan_max };
+    size_t total = 0, pos = 0;
+    for (size_t i = 0; i < 4; i++)
+        total += refs[i]->p ? refs[i]->len : 0;
+    *own = malloc(total ? total : 1);
+    if (*own == NULL)
+        return -1;
+    for (size_t i = 0; i < 4; i++) {
+        if (refs[i]->p == NULL)
+            continue;
+        if (refs[i]->len)
+            memcpy(*own + pos, refs[i]->p, refs[i]->len);
+        refs[i]->p = *own + pos;
+        pos += refs[i]->len;
+    }
+    return 0;
+}
+
+/* The bound a writer must store: the non-NaN extreme, or under
+ * IEEE_754_TOTAL_ORDER the NaN extreme when every value is NaN. */
+static vref want_bound(const col_order *o, const vacc *v, bool is_max)
+{
+    vref r = is_max ? v->max : v->min;
+    if (r.p == NULL && o->total)
+        r = is_max ? v->nan_max : v->nan_min;
+    return r;
+}
+
+static const char *fmt_hex(const uint8_t *p, size_t len, char *buf, size_t cap)
+{
+    size_t pos = (size_t)snprintf(buf, cap, "0x");
+    for (size_t i = 0; i < len && i < 24 && pos + 3 < cap; i++)
+        pos += (size_t)snprintf(buf + pos, cap - pos, "%02x", p[i]);
+    if (len > 24 || len == 0)
+        snprintf(buf + pos, cap - pos, "%s (%zu bytes)", len ? ".." : "", len);
+    return buf;
+}
+
+static const char *fmt_bytes(const uint8_t *p, size_t len, char *buf, size_t cap)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] < 0x20 || p[i] > 0x7e || p[i] == '"')
+            return fmt_hex(p, len, buf, cap);
+    if (len <= 48)
+        snprintf(buf, cap, "\"%.*s\"", (int)len, (const char *)p);
+    else
+        snprintf(buf, cap, "\"%.40s\"... (%zu bytes)", (const char *)p, len);
+    return buf;
+}
+
+/* A value for messages: numbers as numbers, text quoted, else hex. */
+static const char *fmt_val(const col_order *o, const uint8_t *p, size_t len, char *buf,
+                           size_t cap)
+{
+    size_t fixed = fixed_len(o);
+    if (p == NULL)
+        return "(none)";
+    if (fixed != 0 && len != fixed)
+        return fmt_hex(p, len, buf, cap);
+    switch (o->kind) {
+    case ORD_SIGNED:
+        snprintf(buf, cap, "%lld", o->width == 4 ? (long long)(int32_t)le32(p)
+                                                 : (long long)(int64_t)le64(p));
+        return buf;
+    case ORD_UNSIGNED:
+        snprintf(buf, cap, "%llu", o->width == 4 ? (unsigned long long)le32(p)
+                                                 : (unsigned long long)le64(p));
+        return buf;
+    case ORD_BOOLEAN: return (p[0] & 1) ? "true" : "false";
+    case ORD_FLOAT:
+        if (is_nan(o, p))
+            snprintf(buf, cap, "NaN (0x%0*llx)", (int)o->width * 2,
+                     (unsigned long long)float_bits(o, p));
+        else
+            snprintf(buf, cap, "%.*g", o->width == 8 ? 17 : 9, float_val(o, p));
+        return buf;
+    case ORD_INT96:
+        snprintf(buf, cap, "day %d + %lld ns", (int32_t)le32(p + 8), (long long)le64(p));
+        return buf;
+    case ORD_BYTES: return fmt_bytes(p, len, buf, cap);
+    default: return fmt_hex(p, len, buf, cap);
+    }
+}
+
+/* RFC 3629 well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+static bool utf8_valid(const uint8_t *p, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        uint8_t c = p[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (n == 0 || n > len - i)
+            return false;
+        uint32_t cp = n == 1 ? c : (uint32_t)(c & (0x7f >> n));
+        for (size_t k = 1; k < n; k++) {
+            if ((p[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (p[i + k] & 0x3f);
+        }
+        static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+/* ---- values: decoding a page (Encodings.md) ---- */
+
+/* Pages beyond this many non-null values are not decoded (a corrupt
+ * header could otherwise ask for gigabytes of index memory). */
+#define MAX_PAGE_VALUES ((size_t)1 << 26)
+
+static const uint8_t no_bytes[1];
+
+typedef struct page_scratch {
+    uint8_t *mem;                 /* fixed-width values, PLAIN layout */
+    uint32_t *idx;                /* dictionary indices, RLE booleans */
+    pqt_bytes b;                  /* byte arrays */
+} page_scratch;
+
+static void scratch_free(page_scratch *s)
+{
+    free(s->mem);
+    free(s->idx);
+    pqt_bytes_free(&s->b);
+}
+
+static void fold_fixed(const col_order *o, vacc *a, const uint8_t *p, size_t n,
+                       size_t width)
+{
+    for (size_t i = 0; i < n; i++)
+        fold_value(o, a, p + i * width, width);
+}
+
+static void fold_bytes(const col_order *o, vacc *a, const pqt_bytes *b)
+{
+    const uint8_t *heap = b->heap ? b->heap : no_bytes;
+    for (size_t i = 0; i < b->n; i++)
+        fold_value(o, a, heap + b->off[i], b->off[i + 1] - b->off[i]);
+}
+
+static int alloc_scratch(walk *w, void **p, size_t n, size_t size)
+{
+    *p = malloc(n ? n * size : 1);
+    return *p ? 0 : hard(w, "out of memory for %zu values", n);
+}
+
+/* Bytes left after the values: the spec defines none. */
+static int trailing(walk *w, const char *enc, size_t used, size_t len, size_t n)
+{
+    if (used >= len)
+        return 0;
+    return note(w, "%s: %zu bytes follow the %zu encoded values in the page",
+                enc, len - used, n);
+}
+
+static int decode_plain(walk *w, const chunk_state *cs, const pqf_parts *parts,
+                        size_t n, vacc *a, page_scratch *s)
+{
+    const col_order *o = &cs->ord;
+    size_t used = 0;
+    if (cs->ch.type == PQ_BYTE_ARRAY) {
+        if (pqt_plain_decode_bytes(parts->values, parts->values_len, n, &s->b, &used) != 0)
+            return soft(w, "PLAIN: %zu byte arrays do not decode from %zu bytes", n,
+                        parts->values_len);
+        fold_bytes(o, a, &s->b);
+        return 0;
+    }
+    if (cs->ch.type == PQ_BOOLEAN) {
+        if (alloc_scratch(w, (void **)&s->mem, n, 1) != 0)
+            return -1;
+        if (pqt_plain_decode_bool(parts->values, parts->values_len, s->mem, n, &used) != 0)
+            return soft(w, "PLAIN: %zu booleans do not decode from %zu bytes", n,
+                        parts->values_len);
+        fold_fixed(o, a, s->mem, n, 1);
+        return 0;
+    }
+    if (o->width == 0 || parts->values_len / o->width < n)
+        return soft(w, "PLAIN: %zu %s values do not fit in %zu bytes", n,
+                    pqf_type_name(cs->ch.type), parts->values_len);
+    fold_fixed(o, a, parts->values, n, o->width);
+    return 0;
+}
+
+/* RLE booleans carry a 4-byte length in v1 and v2 pages (Encodings.md). */
+static int decode_rle_bool(walk *w, const chunk_state *cs, const pqf_parts *parts,
+                           size_t n, vacc *a, page_scratch *s)
+{
+    size_t len = parts->values_len, used = 0;
+    if (cs->ch.type != PQ_BOOLEAN)
+        return soft(w, "RLE values in a %s column (RLE is for BOOLEAN values only)",
+                    pqf_type_name(cs->ch.type));
+    if (len < 4 || le32(parts->values) > len - 4)
+        return soft(w, "RLE booleans: the 4-byte length prefix %s", len < 4 ?
+                    "is missing" : "runs past the page");
+    size_t body = le32(parts->values);
+    if (alloc_scratch(w, (void **)&s->idx, n, sizeof *s->idx) != 0 ||
+        alloc_scratch(w, (void **)&s->mem, n, 1) != 0)
+        return -1;
+    if (pqt_rle_decode(parts->values + 4, body, 1, s->idx, n, &used) != 0)
+        return soft(w, "RLE booleans: %zu values do not decode from %zu bytes", n, body);
+    for (size_t i = 0; i < n; i++)
+        s->mem[i] = (uint8_t)s->idx[i];
+    fold_fixed(&cs->ord, a, s->mem, n, 1);
+    if (used < body && trailing(w, "RLE booleans", used, body, n) != 0)
+        return -1;
+    return trailing(w, "RLE booleans", 4 + body, len, n);
+}
+
+/* Dictionary indices: bit width byte, then the hybrid without length. */
+static int decode_dict_ids(walk *w, const chunk_state *cs, const pqf_page *pg,
+                           const pqf_parts *parts, size_t n, vacc *a, page_scratch *s)
+{
+    const char *enc = pqf_encoding_name(pg->encoding);
+    size_t len = parts->values_len, used = 0;
+    if (!cs->dict_ok)
+        return soft(w, "%s page, but the chunk has no decodable dictionary page", enc);
+    if (len < 1 || parts->values[0] > 32)
+        return soft(w, "%s: %s", enc, len < 1 ? "no bit width byte"
+                                            : "bit width above 32");
+    if (alloc_scratch(w, (void **)&s->idx, n, sizeof *s->idx) != 0)
+        return -1;
+    if (pqt_rle_decode(parts->values + 1, len - 1, parts->values[0], s->idx, n, &used) != 0)
+        return soft(w, "%s: %zu indices of %d bits do not decode from %zu bytes", enc, n,
+                    parts->values[0], len - 1);
+    const pqt_bytes *d = &cs->dict;
+    const uint8_t *heap = d->heap ? d->heap : no_bytes;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = s->idx[i];
+        if (k >= d->n)
+            return soft(w, "%s: value %zu is dictionary index %u, the dictionary has "
+                        "%zu entries", enc, i, k, d->n);
+        fold_value(&cs->ord, a, heap + d->off[k], d->off[k + 1] - d->off[k]);
+    }
+    return trailing(w, enc, 1 + used, len, n);
+}
+
+static int decode_delta_ints(walk *w, const chunk_state *cs, const pqf_parts *parts,
+                             size_t n, vacc *a, page_scratch *s)
+{
+    size_t got = 0, used = 0;
+    bool is32 = cs->ch.type == PQ_INT32;
+    if (!is32 && cs->ch.type != PQ_INT64)
+        return soft(w, "DELTA_BINARY_PACKED in a %s column (INT32/INT64 only)",
+                    pqf_type_name(cs->ch.type));
+    size_t width = is32 ? 4 : 8;
+    if (alloc_scratch(w, (void **)&s->mem, n, width) != 0)
+        return -1;
+    int rc = is32 ? pqt_delta_decode_i32(parts->values, parts->values_len,
+                                         (int32_t *)(void *)s->mem, n, &got, &used)
+                  : pqt_delta_decode_i64(parts->values, parts->values_len,
+                                         (int64_t *)(void *)s->mem, n, &got, &used);
+    if (rc == PQ_ELIMIT)
+        return soft(w, "DELTA_BINARY_PACKED header counts more values than the "
+                    "%zu non-null levels", n);
+    if (rc != 0)
+        return soft(w, "DELTA_BINARY_PACKED: %zu values do not decode from %zu bytes",
+                    n, parts->values_len);
+    if (got != n)
+        return soft(w, "DELTA_BINARY_PACKED header counts %zu values, the levels "
+                    "say %zu non-null", got, n);
+    for (size_t i = 0; i < n; i++) {   /* native ints to PLAIN bytes, in place */
+        uint8_t *p = s->mem + i * width;
+        if (is32) {
+            int32_t v;
+            memcpy(&v, p, 4);
+            put_le32(p, (uint32_t)v);
+        } else {
+            int64_t v;
+            memcpy(&v, p, 8);
+            put_le64(p, (uint64_t)v);
+        }
+    }
+    fold_fixed(&cs->ord, a, s->mem, n, width);
+    return trailing(w, "DELTA_BINARY_PACKED", used, parts->values_len, n);
+}
+
+static int decode_delta_bytes(walk *w, const chunk_state *cs, const pqf_page *pg,
+                              const pqf_parts *parts, size_t n, vacc *a, page_scratch *s)
+{
+    const char *enc = pqf_encoding_name(pg->encoding);
+    bool front = pg->encoding == PQ_ENC_DELTA_BYTE_ARRAY;
+    size_t used = 0;
+    if (cs->ch.type != PQ_BYTE_ARRAY &&
+        !(front && cs->ch.type == PQ_FIXED_LEN_BYTE_ARRAY))
+        return soft(w, "%s in a %s column", enc, pqf_type_name(cs->ch.type));
+    int rc = front ? pqt_delta_bytes_decode(parts->values, parts->values_len, &s->b, &used)
+                   : pqt_delta_length_decode(parts->values, parts->values_len, &s->b, &used);
+    if (rc != 0)
+        return soft(w, "%s: the values do not decode from %zu bytes", enc,
+                    parts->values_len);
+    if (s->b.n != n)
+        return soft(w, "%s holds %zu values, the levels say %zu non-null", enc, s->b.n, n);
+    for (size_t i = 0; cs->ch.type == PQ_FIXED_LEN_BYTE_ARRAY && i < n; i++)
+        if (s->b.off[i + 1] - s->b.off[i] != cs->ord.width)
+            return soft(w, "%s: value %zu is %u bytes in a FIXED_LEN_BYTE_ARRAY(%zu) "
+                        "column", enc, i, s->b.off[i + 1] - s->b.off[i], cs->ord.width);
+    fold_bytes(&cs->ord, a, &s->b);
+    return trailing(w, enc, used, parts->values_len, n);
+}
+
+static int decode_bss(walk *w, const chunk_state *cs, const pqf_parts *parts, size_t n,
+                      vacc *a, page_scratch *s)
+{
+    size_t width = cs->ord.width, used = 0;
+    int t = cs->ch.type;
+    if (t == PQ_BOOLEAN || t == PQ_BYTE_ARRAY || t == PQ_INT96 || width == 0)
+        return soft(w, "BYTE_STREAM_SPLIT in a %s column", pqf_type_name(t));
+    /* The value count of a stream split is its length / width. */
+    if (parts->values_len / width != n || parts->values_len % width != 0)
+        return soft(w, "BYTE_STREAM_SPLIT: %zu bytes, %zu non-null values of %zu bytes "
+                    "need %zu", parts->values_len, n, width, n * width);
+    if (alloc_scratch(w, (void **)&s->mem, n, width) != 0)
+        return -1;
+    if (pqt_bss_decode(parts->values, parts->values_len, s->mem, n, width, &used) != 0)
+        return soft(w, "BYTE_STREAM_SPLIT: %zu values do not decode", n);
+    fold_fixed(&cs->ord, a, s->mem, n, width);
+    return 0;
+}
+
+static int decode_values(walk *w, const chunk_state *cs, const pqf_page *pg,
+                         const pqf_parts *parts, size_t n, vacc *a, page_scratch *s)
+{
+    switch (pg->encoding) {
+    case PQ_ENC_PLAIN: return decode_plain(w, cs, parts, n, a, s);
+    case PQ_ENC_RLE: return decode_rle_bool(w, cs, parts, n, a, s);
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY: return decode_dict_ids(w, cs, pg, parts, n, a, s);
+    case PQ_ENC_DELTA_BINARY_PACKED: return decode_delta_ints(w, cs, parts, n, a, s);
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+    case PQ_ENC_DELTA_BYTE_ARRAY: return decode_delta_bytes(w, cs, pg, parts, n, a, s);
+    case PQ_ENC_BYTE_STREAM_SPLIT: return decode_bss(w, cs, parts, n, a, s);
+    default:
+        return soft(w, "values in encoding %s cannot be decoded (not a value "
+                    "encoding of a data page)", pqf_encoding_name(pg->encoding));
+    }
+}
+
+/* PLAIN dictionary page values, kept for the chunk's dictionary pages. */
+static int decode_dict(walk *w, chunk_state *cs, const pqf_page *pg, const uint8_t *buf,
+                       size_t len)
+{
+    size_t n = (size_t)pg->num_values, used = 0, width = cs->ord.width;
+    pqt_bytes *d = &cs->dict;
+    int rc;
+    if (cs->ch.type == PQ_BYTE_ARRAY) {
+        rc = pqt_plain_decode_bytes(buf, len, n, d, &used);
+    } else {
+        bool is_bool = cs->ch.type == PQ_BOOLEAN;
+        if (width == 0 || (is_bool ? n / 8 > len : n > len / width))
+            return soft(w, "dictionary: %zu %s values do not fit in %zu bytes", n,
+                        pqf_type_name(cs->ch.type), len);
+        d->heap = malloc(n ? n * width : 1);
+        d->off = malloc((n + 1) * sizeof *d->off);
+        if (d->heap == NULL || d->off == NULL)
+            return hard(w, "out of memory for a %zu-entry dictionary", n);
+        for (size_t i = 0; i <= n; i++)
+            d->off[i] = (uint32_t)(i * width);
+        d->n = n;
+        rc = is_bool ? pqt_plain_decode_bool(buf, len, d->heap, n, &used)
+                     : pqt_plain_decode_fixed(buf, len, d->heap, n, width, &used);
+    }
+    if (rc != 0)
+        return soft(w, "dictionary: %zu PLAIN %s values do not decode from %zu bytes",
+                    n, pqf_type_name(cs->ch.type), len);
+    if (used != len)
+        return soft(w, "dictionary: %zu values take %zu of the page's %zu bytes", n,
+                    used, len);
+    cs->dict_ok = true;
+    return 0;
+}
+
+/* ---- min/max against the values (Statistics, ColumnIndex) ---- */
+
+/* Whether this column's min/max can be checked at all: 1 yes, 0 no (the
+ * reason was reported), -1 stop. Decided once per chunk. */
+static int minmax_allowed(walk *w, chunk_state *cs, const char *what)
+{
+    const col_order *o = &cs->ord;
+    int rc = 1;
+    if (cs->allowed != -2)
+        return cs->allowed;
+    if (o->kind == ORD_NONE)
+        rc = note(w, "%s has min/max, but the sort order of %s is undefined "
+                  "(LogicalTypes.md): no min/max may be written for it", what,
+                  o->name) != 0 ? -1 : 0;
+    else if (o->declared < 0 || o->declared > 3)
+        rc = note(w, "%s has min/max, but the column's ColumnOrder is %s: readers "
+                  "ignore them", what, o->declared < 0 ? "missing" : "unknown")
+             != 0 ? -1 : 0;
+    else if (o->declared == 2 && o->kind != ORD_FLOAT)
+        rc = soft(w, "ColumnOrder IEEE_754_TOTAL_ORDER on a %s column (floating "
+                  "point only)", o->name) != 0 ? -1 : 0;
+    else if (o->declared == 3 && o->kind != ORD_INT96)
+        rc = soft(w, "ColumnOrder INT96_TIMESTAMP_ORDER on a %s column (INT96 "
+                  "only)", o->name) != 0 ? -1 : 0;
+    else if (o->kind == ORD_INT96 && o->declared != 3)
+        rc = note(w, "%s has INT96 min/max under %s: readers must ignore them; "
+                  "writers that emit them must declare INT96_TIMESTAMP_ORDER", what,
+                  o->declared == 0 ? "no ColumnOrder" : "TYPE_ORDER") != 0 ? -1 : 0;
+    else if (o->declared == 0 && !w->said_no_orders) {
+        w->said_no_orders = true;
+        if (note(w, "%s has min/max, but FileMetaData has no column_orders, "
+                 "without which their order is undefined (checked here by the "
+                 "type-defined order)", what) != 0)
+            rc = -1;
+    }
+    cs->allowed = rc;
+    return rc;
+}
+
+typedef struct bound_chk {
+    const char *what;             /* "ColumnIndex.min_values[3]" */
+    const char *scope;            /* "page", "column chunk" */
+    bool is_max;
+    int exact;                    /* is_*_value_exact: 1, 0, -1 absent */
+} bound_chk;
+
+/* Remembers truncated byte-array bounds for check_truncation. */
+static void record_cut(walk *w, const bound_chk *b, size_t len, size_t value_len)
+{
+    w->ncut++;
+    if (len > w->cut_longest)
+        w->cut_longest = len;
+    if (value_len < w->cut_shortest) {
+        w->cut_shortest = value_len;
+        snprintf(w->cut_where, sizeof w->cut_where, "%s (row group %ld, column '%s')",
+                 b->what, w->rg, w->col_path ? w->col_path : "?");
+    }
+}
+
+/* A BYTE_ARRAY bound that differs from the value: PageIndex.md allows a
+ * shorter one ("B" for "Blart Versenwald III"); a min must be a prefix of
+ * the value, a max shorter than it; text stays valid UTF-8. */
+static int check_cut(walk *w, const chunk_state *cs, const bound_chk *b, const uint8_t *p,
+                     size_t len, vref want, const char *got_s, const char *want_s)
+{
+    const char *ext = b->is_max ? "largest" : "smallest";
+    bool ok = len < want.len && (b->is_max || len == 0 || memcmp(p, want.p, len) == 0);
+    if (!ok && note(w, "%s = %s, the %s's %s value is %s: a truncated %s must be %s",
+                    b->what, got_s, b->scope, ext, want_s, b->is_max ? "max" : "min",
+                    b->is_max ? "shorter than the value" : "a prefix of the value") != 0)
+        return -1;
+    if (cs->ord.text && !utf8_valid(p, len) && utf8_valid(want.p, want.len) &&
+        note(w, "%s = %s is not valid UTF-8, but must still be a %s value (the %s's "
+             "%s value %s is)", b->what, got_s, cs->ord.name, b->scope, ext, want_s) != 0)
+        return -1;
+    record_cut(w, b, len, want.len);
+    return 0;
+}
+
+/* Bound equal to the value: the exact flag must not deny it, and TYPE_ORDER
+ * zeros are written as -0.0 (min) and +0.0 (max). */
+static int check_equal(walk *w, const chunk_state *cs, const bound_chk *b, const uint8_t *p,
+                       const char *got_s)
+{
+    const col_order *o = &cs->ord;
+    if (b->exact == 0)
+        return note(w, "%s = %s is the %s's actual %s value, but is_%s_value_exact is "
+                    "false", b->what, got_s, b->scope, b->is_max ? "largest" : "smallest",
+                    b->is_max ? "max" : "min");
+    if (o->kind == ORD_FLOAT && !o->total && float_val(o, p) == 0.0 &&
+        float_neg(o, p) == b->is_max)
+        return note(w, "%s is %s: a zero %s should be written as %s (parquet.thrift "
+                    "ColumnOrder)", b->what, got_s, b->is_max ? "max" : "min",
+                    b->is_max ? "+0.0" : "-0.0");
+    return 0;
+}
+
+/* One stored bound against the true extreme `want` of the values. */
+static int check_bound(walk *w, const chunk_state *cs, const bound_chk *b, const uint8_t *p,
+                       size_t len, vref want)
+{
+    const col_order *o = &cs->ord;
+    const char *ext = b->is_max ? "largest" : "smallest";
+    char got_s[160], want_s[160];
+    size_t fixed = fixed_len(o);
+    if (p == NULL)
+        p = no_bytes;
+    fmt_val(o, p, len, got_s, sizeof got_s);
+    fmt_val(o, want.p, want.len, want_s, sizeof want_s);
+    w->nbounds++;
+    if (fixed != 0 && len != fixed) {
+        if (o->kind != ORD_BYTES && o->kind != ORD_DECIMAL)
+            return soft(w, "%s is %zu bytes, a %s value is %zu", b->what, len,
+                        o->name, fixed);
+        return note(w, "%s is %zu bytes (%s), but a FIXED_LEN_BYTE_ARRAY(%zu) value "
+                    "must be whole", b->what, len, got_s, fixed);
+    }
+    if (o->kind == ORD_FLOAT && !o->total && is_nan(o, p))
+        return soft(w, "%s is %s: under TYPE_ORDER bounds must not be NaN", b->what, got_s);
+    int c = ord_cmp(o, p, len, want.p, want.len);
+    if (b->is_max ? c < 0 : c > 0)
+        return soft(w, "%s = %s is %s the %s's %s value %s", b->what, got_s,
+                    b->is_max ? "below" : "above", b->scope, ext, want_s);
+    if (c == 0)
+        return check_equal(w, cs, b, p, got_s);
+    if (b->exact == 1)
+        return soft(w, "%s = %s, but is_%s_value_exact is true and the %s's %s value "
+                    "is %s", b->what, got_s, b->is_max ? "max" : "min", b->scope, ext,
+                    want_s);
+    if (o->kind == ORD_BYTES && o->width == 0)
+        return check_cut(w, cs, b, p, len, want, got_s, want_s);
+    return note(w, "%s = %s, the %s's %s value is %s: %s bounds are exact "
+                "(only byte arrays may be truncated)", b->what, got_s, b->scope, ext,
+                want_s, o->name);
+}
+
+/* Statistics field `fid` (binary) with its exact flag `xfid` (0: none). */
+static int check_stat_field(walk *w, const chunk_state *cs, const tr_node *st, int16_t fid,
+                            int16_t xfid, const char *what, const char *field,
+                            const char *scope, vref want)
+{
+    if (!tr_has(st, fid))
+        return 0;
+    char name[128];
+    size_t len;
+    const uint8_t *p = tr_field_bin(st, fid, &len);
+    snprintf(name, sizeof name, "%s.%s", what, field);
+    bound_chk b = { name, scope, fid == 1 || fid == 5,
+                    xfid && tr_has(st, xfid) ? tr_field_bool(st, xfid, false) : -1 };
+    return check_bound(w, cs, &b, p, len, want);
+}
+
+/* The deprecated min/max are "determined by signed comparison only" and
+ * "may be set when the column order is signed"; when min == max (one
+ * distinct value, parquet-mr sets them then) every order agrees. */
+static bool legacy_ok(const col_order *o, const tr_node *st)
+{
+    size_t la, lb;
+    const uint8_t *a = tr_field_bin(st, 2, &la), *b = tr_field_bin(st, 1, &lb);
+    if (a != NULL && b != NULL && la == lb && (la == 0 || memcmp(a, b, la) == 0))
+        return true;
+    return o->kind == ORD_SIGNED || o->kind == ORD_BOOLEAN ||
+           (o->kind == ORD_FLOAT && o->width != 2);
+}
+
+static int check_nan_count(walk *w, chunk_state *cs, const tr_node *st, const vacc *v,
+                           const char *what, const char *scope)
+{
+    bool isfloat = cs->ord.kind == ORD_FLOAT;
+    if (tr_has(st, 9) && !isfloat)
+        return note(w, "%s.nan_count is set for a %s column (FLOAT, DOUBLE and FLOAT16 "
+                    "only)", what, cs->ord.name);
+    if (tr_has(st, 9) && tr_field_int(st, 9, -1) != v->nans)
+        return soft(w, "%s.nan_count is %lld, the %s holds %lld NaNs", what,
+                    (long long)tr_field_int(st, 9, -1), scope, (long long)v->nans);
+    if (!tr_has(st, 9) && isfloat && !cs->said_nan_count) {
+        cs->said_nan_count = true;
+        return note(w, "%s has no nan_count, which must be set for floating-point "
+                    "columns even if zero (parquet.thrift ColumnOrder)", what);
+    }
+    return 0;
+}
+
+/* Statistics (page header or ColumnMetaData) against the values. */
+static int check_stats_values(walk *w, chunk_state *cs, const tr_node *st, const vacc *v,
+                              const char *what, const char *scope)
+{
+    const col_order *o = &cs->ord;
+    if (st == NULL)
+        return 0;
+    if (check_nan_count(w, cs, st, v, what, scope) != 0)
+        return -1;
+    bool has_new = tr_has(st, 5) || tr_has(st, 6), has_old = tr_has(st, 1) || tr_has(st, 2);
+    if (!has_new && !has_old)
+        return 0;
+    int ok = minmax_allowed(w, cs, what);
+    if (ok <= 0)
+        return ok;
+    vref wmin = want_bound(o, v, false), wmax = want_bound(o, v, true);
+    if (wmin.p == NULL && v->n == 0)
+        return soft(w, "%s has min/max, but the %s has no non-null values", what, scope);
+    if (wmin.p == NULL)
+        return soft(w, "%s has min/max, but all %lld non-null values of the %s are NaN "
+                    "(under TYPE_ORDER none may be written then)", what,
+                    (long long)v->n, scope);
+    if (check_stat_field(w, cs, st, 6, 8, what, "min_value", scope, wmin) != 0 ||
+        check_stat_field(w, cs, st, 5, 7, what, "max_value", scope, wmax) != 0)
+        return -1;
+    if (!has_old)
+        return 0;
+    if (!legacy_ok(o, st))
+        return note(w, "%s sets the deprecated min/max (signed order only) for a %s "
+                    "column", what, o->name);
+    if (check_stat_field(w, cs, st, 2, 0, what, "min", scope, wmin) != 0)
+        return -1;
+    return check_stat_field(w, cs, st, 1, 0, what, "max", scope, wmax);
+}
+
+static int check_ci_nans(walk *w, const chunk_state *cs, const tr_node *ci)
+{
+    const tr_node *nans = tr_field_list(ci, 8);
+    if (nans == NULL)
+        return 0;
+    if (cs->ord.kind != ORD_FLOAT)
+        return note(w, "ColumnIndex.nan_counts is set for a %s column (FLOAT, DOUBLE "
+                    "and FLOAT16 only)", cs->ord.name);
+    for (size_t k = 0; k < cs->npages; k++) {
+        const page_info *pi = &cs->pages[k];
+        int64_t got = tr_int(tr_list_at(nans, k));
+        if (!pi->vals_ok || got == pi->v.nans)
+            continue;
+        at(w, w->rg, w->col, (long)pi->ordinal, (long long)pi->offset);
+        w->page_kind = pqf_page_type_name(pi->type);
+        return soft(w, "ColumnIndex.nan_counts[%zu] is %lld, the page holds %lld NaNs",
+                    k, (long long)got, (long long)pi->v.nans);
+    }
+    return 0;
+}
+
+/* Pages whose bounds say something: not null pages, count not unknown. */
+static bool ci_page_bounded(const tr_node *ci, size_t k)
+{
+    const tr_node *nc = tr_field_list(ci, 5);
+    return !tr_bool(tr_list_at(tr_field_list(ci, 1), k)) &&
+           (nc == NULL || tr_int(tr_list_at(nc, k)) >= 0);
+}
+
+static int ci_page_bounds(walk *w, const chunk_state *cs, const tr_node *ci, size_t k)
+{
+    const page_info *pi = &cs->pages[k];
+    const col_order *o = &cs->ord;
+    at(w, w->rg, w->col, (long)pi->ordinal, (long long)pi->offset);
+    w->page_kind = pqf_page_type_name(pi->type);
+    vref wmin = want_bound(o, &pi->v, false), wmax = want_bound(o, &pi->v, true);
+    if (wmin.p == NULL && pi->v.nans > 0)
+        return soft(w, "all %lld non-null values of data page %zu are NaN: under "
+                    "TYPE_ORDER a ColumnIndex must not be written for this chunk",
+                    (long long)pi->v.n, k);
+    if (wmin.p == NULL)
+        return 0;   /* no values: null_pages was checked */
+    char name[64];
+    size_t len;
+    const uint8_t *p = tr_bin(tr_list_at(tr_field_list(ci, 2), k), &len);
+    snprintf(name, sizeof name, "ColumnIndex.min_values[%zu]", k);
+    bound_chk b = { name, "page", false, -1 };
+    if (check_bound(w, cs, &b, p, len, wmin) != 0)
+        return -1;
+    p = tr_bin(tr_list_at(tr_field_list(ci, 3), k), &len);
+    snprintf(name, sizeof name, "ColumnIndex.max_values[%zu]", k);
+    b.is_max = true;
+    return check_bound(w, cs, &b, p, len, wmax);
+}
+
+/* ASCENDING / DESCENDING: min_values and max_values of the non-null pages
+ * never decrease / increase (PageIndex.md, parquet.thrift BoundaryOrder). */
+static int check_boundary_order(walk *w, const chunk_state *cs, const tr_node *ci)
+{
+    const col_order *o = &cs->ord;
+    int64_t bo = tr_field_int(ci, 4, -1);
+    if (bo != 1 && bo != 2)
+        return 0;
+    int want = bo == 1 ? 1 : -1;   /* cmp(prev, next) * want > 0 breaks it */
+    size_t fixed = fixed_len(o), prev = SIZE_MAX;
+    for (size_t k = 0; k < cs->npages; k++) {
+        if (!ci_page_bounded(ci, k))
+            continue;
+        for (int16_t fid = 2; fid <= 3 && prev != SIZE_MAX; fid++) {
+            size_t la, lb;
+            const uint8_t *a = tr_bin(tr_list_at(tr_field_list(ci, fid), prev), &la);
+            const uint8_t *b = tr_bin(tr_list_at(tr_field_list(ci, fid), k), &lb);
+            if (fixed != 0 && (la != fixed || lb != fixed))
+                continue;   /* reported by ci_page_bounds */
+            if (ord_cmp(o, a ? a : no_bytes, la, b ? b : no_bytes, lb) * want <= 0)
+                continue;
+            char as[160], bs[160];
+            const char *list = fid == 2 ? "min_values" : "max_values";
+            at(w, w->rg, w->col, (long)cs->pages[k].ordinal, (long long)cs->pages[k].offset);
+            w->page_kind = pqf_page_type_name(cs->pages[k].type);
+            return soft(w, "ColumnIndex.boundary_order is %s, but %s[%zu] = %s %s "
+                        "%s[%zu] = %s", bo == 1 ? "ASCENDING" : "DESCENDING", list, prev,
+                        fmt_val(o, a ? a : no_bytes, la, as, sizeof as),
+                        bo == 1 ? ">" : "<", list, k,
+                        fmt_val(o, b ? b : no_bytes, lb, bs, sizeof bs));
+        }
+        prev = k;
+    }
+    return 0;
+}
+
+/* --pages: each ColumnIndex entry with the file offset of its bounds
+ * (tests patch them to prove the checks fail). */
+static void dump_ci(const walk *w, const chunk_state *cs, const tr_node *ci)
+{
+    static const char *const orders[] = { "UNORDERED", "ASCENDING", "DESCENDING" };
+    const tr_node *bo = tr_field(ci, 4);
+    int64_t b = tr_int(bo);
+    char s[160];
+    /* A compact-protocol i32 of 0..2 is one zigzag byte ending the field. */
+    printf("      ColumnIndex of column %ld '%s': boundary_order %s, byte at %lld\n",
+           w->col, w->col_path ? w->col_path : "?", b >= 0 && b <= 2 ? orders[b] : "?",
+           bo ? (long long)cs->ch.column_index_offset + (long long)bo->end - 1 : -1LL);
+    for (size_t k = 0; k < tr_list_len(tr_field_list(ci, 2)) && k < cs->npages; k++) {
+        printf("      ColumnIndex[%zu] of column %ld '%s', page at %zu: null_page %d", k,
+               w->col, w->col_path ? w->col_path : "?", cs->pages[k].offset,
+               tr_bool(tr_list_at(tr_field_list(ci, 1), k)));
+        for (int16_t fid = 2; fid <= 3; fid++) {
+            size_t len;
+            const uint8_t *p = tr_bin(tr_list_at(tr_field_list(ci, fid), k), &len);
+            if (p == NULL)
+                p = no_bytes;
+            printf(", %s at %zu +%zu = %s", fid == 2 ? "min" : "max",
+                   len ? (size_t)(p - w->f.data) : 0, len,
+                   fmt_val(&cs->ord, p, len, s, sizeof s));
+        }
+        printf("\n");
+    }
+}
+
+/* ColumnIndex min_values/max_values against the values of each page. */
+static int check_ci_bounds(walk *w, chunk_state *cs, const tr_node *ci)
+{
+    const col_order *o = &cs->ord;
+    at(w, w->rg, w->col, -1, -1);
+    if (w->o->pages)
+        dump_ci(w, cs, ci);
+    size_t first = 0;   /* the first page with bounds, if any */
+    while (first < cs->npages && !ci_page_bounded(ci, first))
+        first++;
+    if (first < cs->npages && o->kind == ORD_NONE) {
+        at(w, w->rg, w->col, (long)cs->pages[first].ordinal,
+           (long long)cs->pages[first].offset);
+        w->page_kind = pqf_page_type_name(cs->pages[first].type);
+    }
+    if (first < cs->npages && o->kind == ORD_NONE)
+        return note(w, "ColumnIndex.min_values[%zu]/max_values[%zu] hold bounds, but "
+                    "the sort order of %s is undefined: no min/max may be written for "
+                    "it", first, first, o->name);
+    if (o->kind == ORD_INT96 && o->declared != 3)
+        return note(w, "ColumnIndex on an INT96 column without INT96_TIMESTAMP_ORDER, "
+                    "which parquet.thrift says must not be written");
+    if (o->kind == ORD_NONE)
+        return 0;   /* only null pages: nothing to compare */
+    int ok = minmax_allowed(w, cs, "ColumnIndex");
+    if (ok <= 0)
+        return ok;
+    if (check_ci_nans(w, cs, ci) != 0)
+        return -1;
+    for (size_t k = 0; k < cs->npages; k++)
+        if (ci_page_bounded(ci, k) && cs->pages[k].vals_ok &&
+            ci_page_bounds(w, cs, ci, k) != 0)
+            return -1;
+    at(w, w->rg, w->col, -1, -1);
+    return check_boundary_order(w, cs, ci);
+}
+
+/* A value no longer than the truncation length is stored whole. The
+ * length is not in the file, but a writer that keeps L bytes of some
+ * truncated bound truncates at >= L, so a value of <= L bytes that was cut
+ * elsewhere in the file shows inconsistent truncation. */
+static int check_truncation(walk *w)
+{
+    if (w->cut_shortest > w->cut_longest)
+        return 0;
+    at(w, -1, -1, -1, -1);
+    return note(w, "byte-array bounds are truncated inconsistently: %s cuts a "
+                "%zu-byte value, while another truncated bound keeps %zu bytes",
+                w->cut_where, w->cut_shortest, w->cut_longest);
+}
+
 /* ---- pages ---- */
 
 static page_info *push_page(walk *w, chunk_state *cs)
@@ -397,8 +1542,10 @@ static void chunk_free(chunk_state *cs)
     for (size_t i = 0; i < cs->npages; i++) {
         free(cs->pages[i].def_hist);
         free(cs->pages[i].rep_hist);
+        free(cs->pages[i].own);
     }
     free(cs->pages);
+    pqt_bytes_free(&cs->dict);
 }
 
 /* Legacy layout (parquet-mr 1.12 in alltypes_tiny_pages.parquet, older
@@ -463,8 +1610,9 @@ static int check_dict_page(walk *w, chunk_state *cs, const pqf_page *pg)
     pq_err err;
     if (pqf_page_decompress(pg, (pq_codec)cs->ch.codec, &buf, &len, &err) != 0)
         return hard(w, "decompress: %s", err.msg);
+    int rc = decode_dict(w, cs, pg, buf, len);
     free(buf);
-    return 0;
+    return rc;
 }
 
 /* V2 header consistency, before anything trusts its lengths. */
@@ -573,15 +1721,10 @@ static int plain_byte_arrays(walk *w, const pqf_parts *parts, int64_t want)
     return 0;
 }
 
-/* Value-level checks. For now: a PLAIN page holds exactly one value per
- * non-null level. To add later: decode values (dictionary, DELTA_*, BSS),
- * keep per-page min/max in pi for check_ci_bounds and Statistics. */
-static int check_page_values(walk *w, const chunk_state *cs, const pqf_page *pg,
-                             const pqf_parts *parts, page_info *pi)
+/* A PLAIN page holds exactly one value per non-null level. */
+static int check_plain_size(walk *w, const chunk_state *cs, const pqf_parts *parts,
+                            int64_t nonnull)
 {
-    int64_t nonnull = pi->values - pi->nulls;
-    if (pg->encoding != PQ_ENC_PLAIN)
-        return 0;
     if (cs->ch.type == PQ_BYTE_ARRAY)
         return plain_byte_arrays(w, parts, nonnull);
     size_t width = plain_width(cs);
@@ -592,6 +1735,32 @@ static int check_page_values(walk *w, const chunk_state *cs, const pqf_page *pg,
     return soft(w, "PLAIN values take %zu bytes, %lld non-null %s values need %zu",
                 parts->values_len, (long long)nonnull,
                 pqf_type_name(cs->ch.type), want);
+}
+
+/* Decodes the page's non-null values (dictionary pages through the
+ * dictionary) and keeps their count, NaNs and true min/max in pi for the
+ * Statistics and ColumnIndex checks. */
+static int check_page_values(walk *w, const chunk_state *cs, const pqf_page *pg,
+                             const pqf_parts *parts, page_info *pi)
+{
+    int64_t nonnull = pi->values - pi->nulls;
+    if (pg->encoding == PQ_ENC_PLAIN && check_plain_size(w, cs, parts, nonnull) != 0)
+        return -1;
+    if ((uint64_t)nonnull > MAX_PAGE_VALUES)
+        return hard(w, "%lld non-null values: pq_walk decodes at most %zu per page",
+                    (long long)nonnull, MAX_PAGE_VALUES);
+    page_scratch s = { 0 };
+    vacc a = { 0 };
+    int before = w->nerr;
+    int rc = nonnull == 0 ? 0 : decode_values(w, cs, pg, parts, (size_t)nonnull, &a, &s);
+    if (rc == 0 && w->nerr == before) {
+        if (pin_vacc(&a, &pi->own) != 0)
+            rc = hard(w, "out of memory");
+        pi->v = a;
+        pi->vals_ok = rc == 0;
+    }
+    scratch_free(&s);
+    return rc;
 }
 
 static int check_data_body(walk *w, chunk_state *cs, const pqf_page *pg,
@@ -624,6 +1793,7 @@ static int check_data_page(walk *w, chunk_state *cs, const pqf_page *pg)
     if (pi == NULL)
         return -1;
     pi->offset = pg->offset;
+    pi->ordinal = pg->ordinal;
     pi->span = pg->header_len + (size_t)pg->compressed_size;
     pi->type = pg->type;
     pi->encoding = pg->encoding;
@@ -635,6 +1805,9 @@ static int check_data_page(walk *w, chunk_state *cs, const pqf_page *pg)
     int64_t claimed = tr_field_int(pg->stats, 3, -1);
     if (tr_has(pg->stats, 3) && !nulls_match(cs, pi->nulls, pi->leaf_nulls, claimed) &&
         nulls_mismatch(w, cs, "page Statistics.null_count", claimed, pi->nulls) != 0)
+        return -1;
+    if (pi->vals_ok &&
+        check_stats_values(w, cs, pg->stats, &pi->v, "page Statistics", "page") != 0)
         return -1;
     if (pg->type != PQ_PAGE_DATA_V2)
         return 0;
@@ -738,8 +1911,36 @@ static int check_size_hist(walk *w, const chunk_state *cs, const tr_node *list,
     return 0;
 }
 
-/* Chunk statistics that the levels alone can confirm. */
-static int check_chunk_stats(walk *w, const chunk_state *cs)
+/* The chunk's values: all pages merged; false if some page did not decode. */
+static bool chunk_values(const chunk_state *cs, vacc *v)
+{
+    memset(v, 0, sizeof *v);
+    for (size_t k = 0; k < cs->npages; k++) {
+        if (!cs->pages[k].vals_ok)
+            return false;
+        merge_vacc(&cs->ord, v, &cs->pages[k].v);
+    }
+    return true;
+}
+
+/* SizeStatistics.unencoded_byte_array_data_bytes: the BYTE_ARRAY value
+ * lengths, without the 4-byte prefixes (parquet.thrift SizeStatistics). */
+static int check_ba_bytes(walk *w, const chunk_state *cs, const tr_node *ss, const vacc *v)
+{
+    if (!tr_has(ss, 1))
+        return 0;
+    if (cs->ch.type != PQ_BYTE_ARRAY)
+        return note(w, "SizeStatistics.unencoded_byte_array_data_bytes is set for a %s "
+                    "column (BYTE_ARRAY only)", pqf_type_name(cs->ch.type));
+    if (tr_field_int(ss, 1, -1) != v->ba_bytes)
+        return soft(w, "SizeStatistics.unencoded_byte_array_data_bytes is %lld, the "
+                    "chunk's values hold %lld bytes", (long long)tr_field_int(ss, 1, -1),
+                    (long long)v->ba_bytes);
+    return 0;
+}
+
+/* Chunk statistics: counts from the levels, min/max from the values. */
+static int check_chunk_stats(walk *w, chunk_state *cs)
 {
     const tr_node *st = tr_field_struct(cs->ch.md, 12);
     int64_t nulls = 0, leaf_nulls = 0;
@@ -752,6 +1953,13 @@ static int check_chunk_stats(walk *w, const chunk_state *cs)
         nulls_mismatch(w, cs, "Statistics.null_count", claimed, nulls) != 0)
         return -1;
     const tr_node *ss = tr_field_struct(cs->ch.md, 16);
+    vacc v;
+    if (chunk_values(cs, &v) &&
+        (check_stats_values(w, cs, st, &v, "ColumnMetaData.statistics",
+                            "column chunk") != 0 ||
+         check_ba_bytes(w, cs, ss, &v) != 0))
+        return -1;
+    at(w, w->rg, w->col, -1, -1);
     if (check_size_hist(w, cs, tr_field_list(ss, 2), "repetition_level_histogram",
                         true) != 0)
         return -1;
@@ -920,6 +2128,26 @@ static int check_page_location(walk *w, const chunk_state *cs, size_t k,
     return 0;
 }
 
+/* Per page, as SizeStatistics.unencoded_byte_array_data_bytes. */
+static int check_oi_ba_bytes(walk *w, const chunk_state *cs, const tr_node *ub)
+{
+    if (cs->ch.type != PQ_BYTE_ARRAY)
+        return note(w, "OffsetIndex.unencoded_byte_array_data_bytes is set for a %s "
+                    "column (BYTE_ARRAY only)", pqf_type_name(cs->ch.type));
+    for (size_t k = 0; k < cs->npages; k++) {
+        const page_info *pi = &cs->pages[k];
+        int64_t got = tr_int(tr_list_at(ub, k));
+        if (!pi->vals_ok || got == pi->v.ba_bytes)
+            continue;
+        at(w, w->rg, w->col, (long)pi->ordinal, (long long)pi->offset);
+        w->page_kind = pqf_page_type_name(pi->type);
+        return soft(w, "OffsetIndex.unencoded_byte_array_data_bytes[%zu] is %lld, the "
+                    "page's values hold %lld bytes", k, (long long)got,
+                    (long long)pi->v.ba_bytes);
+    }
+    return 0;
+}
+
 static int check_offset_index(walk *w, const chunk_state *cs)
 {
     const pqf_chunk *ch = &cs->ch;
@@ -943,6 +2171,8 @@ static int check_offset_index(walk *w, const chunk_state *cs)
     if (rc == 0 && ub != NULL && tr_list_len(ub) != cs->npages)
         rc = soft(w, "OffsetIndex unencoded_byte_array_data_bytes has %zu "
                   "entries for %zu pages", tr_list_len(ub), cs->npages);
+    else if (rc == 0 && ub != NULL)
+        rc = check_oi_ba_bytes(w, cs, ub);
     tr_free(oi);
     return rc;
 }
@@ -1027,14 +2257,6 @@ static int check_ci_page(walk *w, const chunk_state *cs, const tr_node *ci, size
     return check_ci_hists(w, cs, ci, k);
 }
 
-/* Later: compare min_values / max_values with the values each page holds
- * (collected by check_page_values). */
-static int check_ci_bounds(walk *w, const chunk_state *cs, const tr_node *ci)
-{
-    (void)w, (void)cs, (void)ci;
-    return 0;
-}
-
 static int check_ci_lists(walk *w, const chunk_state *cs, const tr_node *ci)
 {
     size_t n = cs->npages;
@@ -1055,7 +2277,7 @@ static int check_ci_lists(walk *w, const chunk_state *cs, const tr_node *ci)
     return 0;
 }
 
-static int check_column_index(walk *w, const chunk_state *cs)
+static int check_column_index(walk *w, chunk_state *cs)
 {
     const pqf_chunk *ch = &cs->ch;
     int p = index_present(w, ch->column_index_offset, ch->column_index_length,
@@ -1126,6 +2348,8 @@ static int check_chunk_body(walk *w, chunk_state *cs, int64_t rg_rows)
     const pqf_chunk *ch = &cs->ch;
     if (check_chunk_meta(w, ch) != 0)
         return -1;
+    leaf_order(&w->f, (size_t)w->col, &cs->ord);
+    cs->allowed = -2;
     cs->max_def = ch->leaf->max_def;
     cs->max_rep = ch->leaf->max_rep;
     if (add_region(w, (size_t)(ch->start < 0 ? 0 : ch->start),
@@ -1256,6 +2480,10 @@ static int check_footer(walk *w)
         return soft(w, "FileMetaData.version %lld, expected 1 or 2", (long long)version);
     if (f->nleaves == 0)
         return soft(w, "schema has no leaf columns");
+    const tr_node *orders = tr_field_list(f->meta, 7);
+    if (orders != NULL && tr_list_len(orders) != f->nleaves)
+        return soft(w, "FileMetaData.column_orders has %zu entries for %zu leaf "
+                    "columns", tr_list_len(orders), f->nleaves);
     return 0;
 }
 
@@ -1276,12 +2504,14 @@ static int check_file(walk *w)
                               "num_rows is %lld", (long long)total,
                               (long long)want) != 0)
         return -1;
+    if (check_truncation(w) != 0)
+        return -1;
     return check_regions(w);
 }
 
 static int walk_file(const opts *o, const char *path)
 {
-    walk w = { .o = o, .path = path };
+    walk w = { .o = o, .path = path, .cut_shortest = SIZE_MAX };
     at(&w, -1, -1, -1, -1);
     pq_err err;
     if (pqf_open(&w.f, path, &err) != 0)
@@ -1293,8 +2523,9 @@ static int walk_file(const opts *o, const char *path)
         rc = -1;   /* --all: soft problems were reported */
     if (rc == 0 && !o->quiet)
         printf("OK %s: %zu row groups, %zu columns, %zu pages, %lld rows, "
-               "%d notes\n", path, pqf_num_row_groups(&w.f), w.f.nleaves,
-               w.total_pages, (long long)tr_field_int(w.f.meta, 3, -1), w.nnotes);
+               "%lld min/max checked (%lld truncated), %d notes\n", path,
+               pqf_num_row_groups(&w.f), w.f.nleaves, w.total_pages,
+               (long long)tr_field_int(w.f.meta, 3, -1), w.nbounds, w.ncut, w.nnotes);
     free(w.regions);
     pqf_close(&w.f);
     return rc;
@@ -1308,7 +2539,8 @@ static int usage(void)
             "  --strict fail on legacy quirks that are otherwise only noted\n"
             "  --all    keep checking a file after problems that allow it\n"
             "  --dump   print the footer (schema, row groups, chunks)\n"
-            "  --pages  print every page header while walking\n");
+            "  --pages  print every page header and ColumnIndex entry (with the\n"
+            "           file offsets of its bounds) while walking\n");
     return 2;
 }
 
