@@ -1098,6 +1098,13 @@ static int read_chunk(pqc_file *f, const pqc_opts *o, int32_t rg, int32_t col, p
             rc = ctx_err(err, rc, "rg %d col %d decrypted ColumnMetaData", rg, col);
             goto out;
         }
+        const tr_node *plain_md = tr_field_struct(cc, 3);
+        static const int16_t same[] = { 1, 4, 5, 6, 7, 9, 10, 11, 14, 15 };
+        for (size_t k = 0; plain_md != NULL && k < sizeof same / sizeof same[0]; k++)
+            if (tr_field_int(plain_md, same[k], -1) != tr_field_int(decmeta, same[k], -1)) {
+                f->meta_mismatches++;
+                break;
+            }
         x.md = decmeta;
         c->encmeta = true;
     }

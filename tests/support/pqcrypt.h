@@ -131,6 +131,11 @@ typedef struct pqc_file {
      * as written, i.e. after compression AND encryption (parquet.thrift
      * PageHeader.crc); a mismatch fails the open. */
     size_t crc_pages;
+    /* Plaintext-footer files: chunks whose plaintext (stripped) meta_data
+     * disagrees with the decrypted ColumnMetaData in a field other than
+     * statistics (type, codec, num_values, sizes, page/index/bloom
+     * offsets). Legacy readers locate chunks with the plaintext copy. */
+    size_t meta_mismatches;
     /* Set when opening fails inside a module: its type (-1: not in a
      * module), ordinals and offset; fail_code is the error code. */
     int fail_module;

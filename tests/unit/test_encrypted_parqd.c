@@ -432,6 +432,7 @@ static void check_layout(const cfg *c, const pqc_file *f)
     assert_int_equal(f->supply_aad_prefix, c->aad == AAD_SUPPLIED);
     assert_int_equal(f->padded_modules, 0);
     assert_true(f->crc_pages > 0); /* parqd writes page CRCs by default */
+    assert_int_equal(f->meta_mismatches, 0);
     for (size_t g = 0; g < f->num_row_groups; g++) {
         /* RowGroup.ordinal (5.2): pqcrypt already checked it equals g */
         assert_true(tr_has(pqf_row_group(&f->pf, g), 7));

@@ -238,6 +238,7 @@ static size_t count_modules(const pqc_file *f, int type, bool gcm)
 static void check_mode(const pqc_file *f, const ref *r)
 {
     assert_int_equal(f->encrypted_footer, r->pare);
+    assert_int_equal(f->meta_mismatches, 0);
     assert_int_equal(f->signed_footer, !r->pare);
     if (!r->pare)
         assert_true(f->signature_verified);
