@@ -625,7 +625,7 @@ int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *
     const pq_node *node = col->node;
     if (meta_init(meta, col, o) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", node->path);
-    st.order = pq_sort_order_for(node->type, &node->logical);
+    st.order = pq_leaf_sort_order(node);
     pq_stats_init(&st.page_stats, st.order, node->type, (size_t)node->type_length);
     pq_stats_init(&st.chunk_stats, st.order, node->type, (size_t)node->type_length);
     bool has_dict = node->type != PQ_BOOLEAN;

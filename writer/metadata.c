@@ -327,7 +327,7 @@ int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out)
     pq_thrift_field_list_begin(&t, 7, PQ_TT_STRUCT, s->n_leaves);
     for (size_t i = 0; i < s->n_leaves; i++) {
         const pq_node *n = pq_schema_leaf_node(s, i);
-        pq_sort_order order = pq_sort_order_for(n->type, &n->logical);
+        pq_sort_order order = pq_leaf_sort_order(n);
         pq_thrift_struct_begin(&t);
         pq_thrift_field_struct_begin(&t, (int16_t)pq_stats_column_order(order));
         pq_thrift_struct_end(&t);

@@ -4,6 +4,7 @@
  * spec's textual schema form for `parqd check`. */
 #include "schema.h"
 #include "buf.h"
+#include "stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,19 @@ static int leaf_path(pq_schema *s, pq_node *n)
     return n->path ? PQ_OK : PQ_ENOMEM;
 }
 
+static bool under_variant(const pq_schema *s, const pq_node *n)
+{
+    for (int id = n->parent; id >= 0; id = s->nodes[id].parent)
+        if (s->nodes[id].logical.kind == PQ_LT_VARIANT)
+            return true;
+    return false;
+}
+
+pq_sort_order pq_leaf_sort_order(const pq_node *n)
+{
+    return n->variant_binary ? PQ_ORDER_NONE : pq_sort_order_for(n->type, &n->logical);
+}
+
 /* Nodes are appended after their parents, so one forward pass sees every
  * parent's levels before its children's. Leaves are numbered depth-first
  * by a separate walk because insertion order may interleave subtrees. */
@@ -263,6 +277,9 @@ int pq_schema_finish(pq_schema *s, pq_err *err)
         if (rc != 0)
             return rc;
         n->converted = pq_logical_converted(n);
+        n->variant_binary = n->is_leaf && n->logical.kind == PQ_LT_NONE &&
+                            n->type == PQ_BYTE_ARRAY && under_variant(s, n) &&
+                            (strcmp(n->name, "metadata") == 0 || strcmp(n->name, "value") == 0);
     }
     free(s->leaves);
     s->n_leaves = 0;
