@@ -11,7 +11,10 @@
 #      conf/schemas schema, and once more without a schema (one Variant
 #      column), both with 4 KiB pages and 200-row row groups, so that
 #      chunks have many pages and the index many entries;
-#   3. mutations: one byte of a stored bound (or the boundary_order) in a
+#   3. when node and tests/interop/node_modules are there, the same files'
+#      page indexes decoded by hyparquet (tests/interop/indexes.mjs), one
+#      line per file; SKIP (not counted) otherwise;
+#   4. mutations: one byte of a stored bound (or the boundary_order) in a
 #      copy of a matrix file, where no CRC covers it; pq_walk must fail and
 #      name the column, page and entry. A bound moved past the values fails
 #      in both modes; a merely loose bound only with --strict.
@@ -123,7 +126,21 @@ while IFS= read -r src; do
 done < <(find "$LOGS" -type f -name '*.json' | LC_ALL=C sort)
 [ $nlogs -gt 0 ] || bad "no log files under $LOGS"
 
-# 3. mutations
+# 3. the same page indexes through hyparquet
+if command -v node >/dev/null && [ -d "$ROOT/tests/interop/node_modules/hyparquet" ]; then
+    for d in matrix logs; do
+        while IFS= read -r line; do
+            case "$line" in
+                PASS*) ok "indexes.mjs $d/${line#PASS  }" ;;
+                FAIL*) bad "indexes.mjs $d/${line#FAIL  }" ;;
+            esac
+        done < <(node "$ROOT/tests/interop/indexes.mjs" "$TMP/$d" 2>&1)
+    done
+else
+    echo "SKIP indexes.mjs: node or tests/interop/node_modules missing (make npm)"
+fi
+
+# 4. mutations
 # ci_entry FILE COLUMN K: sets PAGE MINOFF MINLEN MAXOFF MAXLEN from the
 # ColumnIndex entries pq_walk --pages lists (bounds with file offsets).
 ci_entry() {
