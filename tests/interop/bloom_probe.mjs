@@ -30,6 +30,7 @@ import path from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import { readBloomFilter, sbbfContains, hashParquetValue } from 'hyparquet/src/bloom.js';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { bloomValues } from './bloom_values.mjs';
 
 const argv = process.argv.slice(2);
 const dir = argv[0];
@@ -52,20 +53,7 @@ const fail = (what, why) => { failed++; console.log(`FAIL ${what}: ${why}`); };
 
 // ---- the values (bloom_gen.c's derivation) ----------------------------------
 
-const M64 = (1n << 64n) - 1n;
-function mix(x) {
-  x ^= x >> 30n;
-  x = (x * 0xbf58476d1ce4e5b9n) & M64;
-  x ^= x >> 27n;
-  x = (x * 0x94d049bb133111ebn) & M64;
-  return x ^ (x >> 31n);
-}
-const seedInt = BigInt(manifest.seed_int), seedStr = BigInt(manifest.seed_str);
-const SUFFIX = 'abcdefghijkl';
-const intValue = (i, absent) => BigInt.asIntN(64, mix(seedInt ^ (2n * BigInt(i) + (absent ? 1n : 0n))));
-const strValue = (i, absent) =>
-  mix(seedStr ^ (2n * BigInt(i) + (absent ? 1n : 0n))).toString(16).padStart(16, '0') + '-' + SUFFIX.slice(0, i % 13);
-const valueOf = (col, i, absent) => (col === 's' ? strValue(i, absent) : intValue(i, absent));
+const { intValue, strValue, valueOf } = bloomValues(manifest);
 
 // ---- hyparquet: every value -------------------------------------------------
 
