@@ -448,10 +448,12 @@ static size_t cur_rows;
 /* [lo, hi] split into cur_rows steps: a value in step `row`. */
 static i128 mono(i128 lo, i128 hi, size_t row)
 {
-    __extension__ unsigned __int128 span = (unsigned __int128)(hi - lo);
+    /* unsigned arithmetic: hi - lo spans the whole 128-bit range, which
+     * overflows a signed subtraction (UB that UBSan rightly aborts on) */
+    __extension__ unsigned __int128 span = (unsigned __int128)hi - (unsigned __int128)lo;
     __extension__ unsigned __int128 step = span / (cur_rows ? cur_rows : 1);
     __extension__ unsigned __int128 off = step * row + (step ? rnd() % step : 0);
-    return lo + (i128)off;
+    return (i128)((unsigned __int128)lo + off);
 }
 
 static void gen_leaf(gtype *t, gval *v, size_t row)
