@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int pq_err_set(pq_err *err, int code, const char *fmt, ...)
 {
@@ -14,6 +15,20 @@ int pq_err_set(pq_err *err, int code, const char *fmt, ...)
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int pq_err_prefix(pq_err *err, int rc, const char *fmt, ...)
+{
+    if (err == NULL)
+        return rc;
+    char prefix[192], inner[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(inner, err->msg, sizeof inner);
+    inner[sizeof inner - 1] = '\0';
+    return pq_err_set(err, rc, "%.190s: %.300s", prefix, inner);
 }
 
 void pq_err_clear(pq_err *err)

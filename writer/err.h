@@ -29,6 +29,12 @@ typedef struct pq_err {
 int pq_err_set(pq_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Prepends "<context>: " to the message a callee already put in err and
+ * sets code rc, so errors read outermost first ("page 3 of column 'x':
+ * decompression failed: ..."). Returns rc. */
+int pq_err_prefix(pq_err *err, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 void pq_err_clear(pq_err *err);
 
 /* A short constant name for a code ("EINVAL"), for logs and tests. */

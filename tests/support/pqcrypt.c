@@ -29,23 +29,6 @@ const char *pqc_module_name(int type)
     return type >= 0 && type < 10 ? t[type] : "(no module)";
 }
 
-/* Prepends context to the callee's message, keeping its code. */
-static int ctx_err(pq_err *err, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int ctx_err(pq_err *err, int rc, const char *fmt, ...)
-{
-    if (err == NULL)
-        return rc;
-    char prefix[160], inner[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
-    va_end(ap);
-    memcpy(inner, err->msg, sizeof inner);
-    inner[sizeof inner - 1] = '\0';
-    return pq_err_set(err, rc, "%.150s: %.340s", prefix, inner);
-}
 
 static void set_fail(pqc_file *f, int type, int32_t rg, int32_t col, int32_t page,
                      size_t off, int code)
@@ -202,7 +185,7 @@ static int gcm_at(pqc_file *f, const pq_crypto_key *key, int type, int32_t rg, i
     pq_buf_free(&aad);
     if (rc != 0) {
         set_fail(f, type, rg, col, page, off, rc);
-        return ctx_err(err, rc, "rg %d col %d %s (page ordinal %d) at offset %zu", rg, col,
+        return pq_err_prefix(err, rc, "rg %d col %d %s (page ordinal %d) at offset %zu", rg, col,
                        pqc_module_name(type), page, off);
     }
     if (consumed != NULL)
@@ -269,7 +252,7 @@ static int open_footer(pqc_file *f, const uint8_t *footer, size_t n, pq_err *err
     free(frame);
     if (rc != 0) {
         set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, f->footer_offset, rc);
-        return ctx_err(err, rc, "FileMetaData");
+        return pq_err_prefix(err, rc, "FileMetaData");
     }
     if (f->pf.footer_consumed != n)
         f->padded_modules++;
@@ -285,7 +268,7 @@ static int open_encrypted_footer(pqc_file *f, const pqc_opts *o, size_t start, s
     int rc = pqt_parse_file_crypto_metadata(f->data + start, len, &m, &used, err);
     if (rc != 0) {
         set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, start, rc);
-        return ctx_err(err, rc, "FileCryptoMetaData at offset %zu", start);
+        return pq_err_prefix(err, rc, "FileCryptoMetaData at offset %zu", start);
     }
     f->encrypted_footer = true;
     const pq_crypto_key *key = o && o->footer_key ? o->footer_key
@@ -322,7 +305,7 @@ static int open_plain_footer(pqc_file *f, const pqc_opts *o, size_t start, size_
     int rc = pqt_parse_footer_crypto(f->data + start, len, &m, &used, err);
     if (rc != 0) {
         set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, start, rc);
-        return ctx_err(err, rc, "FileMetaData at offset %zu", start);
+        return pq_err_prefix(err, rc, "FileMetaData at offset %zu", start);
     }
     if (m.algorithm == 0) {
         if (used != len) {
@@ -360,7 +343,7 @@ static int open_plain_footer(pqc_file *f, const pqc_opts *o, size_t start, size_
         pq_buf_free(&aad);
         if (rc != 0) {
             set_fail(f, PQ_MODULE_FOOTER, -1, -1, -1, start, rc);
-            return ctx_err(err, rc, "plaintext footer signature");
+            return pq_err_prefix(err, rc, "plaintext footer signature");
         }
         f->signature_verified = true;
         if (add_module(f, PQ_MODULE_FOOTER, -1, -1, -1, start, len, true, false) != 0)
@@ -603,7 +586,7 @@ static int data_page_values(pqc_column *c, const pqf_page *pg, const uint8_t *pa
         return pq_err_set(err, PQ_ENOMEM, "out of memory");
     if ((rc = pqf_levels_decode(parts.rep, parts.rep_len, c->max_rep, n, rep, NULL, err)) != 0 ||
         (rc = pqf_levels_decode(parts.def, parts.def_len, c->max_def, n, def, NULL, err)) != 0)
-        return ctx_err(err, rc, "levels");
+        return pq_err_prefix(err, rc, "levels");
     size_t defined = 0;
     for (size_t i = 0; i < n; i++)
         defined += def[i] == (uint16_t)c->max_def;
@@ -697,7 +680,7 @@ static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool firs
     if (rc != 0) {
         set_fail(f, want_dict ? PQ_MODULE_DICT_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER, x->rg,
                  x->col, ord, off, rc);
-        rc = ctx_err(err, rc, "rg %d col %d page header at offset %zu", x->rg, x->col, off);
+        rc = pq_err_prefix(err, rc, "rg %d col %d page header at offset %zu", x->rg, x->col, off);
         goto out;
     }
     if (x->key != NULL && consumed != hdr.len)
@@ -740,7 +723,7 @@ static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool firs
                                         err);
             if (rc != 0) {
                 set_fail(f, mt, x->rg, x->col, ord, boff, rc);
-                rc = ctx_err(err, rc, "rg %d col %d %s at offset %zu", x->rg, x->col,
+                rc = pq_err_prefix(err, rc, "rg %d col %d %s at offset %zu", x->rg, x->col,
                              pqc_module_name(mt), boff);
                 goto out;
             }
@@ -796,7 +779,7 @@ static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool firs
         if (f->fail_module < 0)
             set_fail(f, is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE, x->rg, x->col, ord,
                      boff, rc);
-        rc = ctx_err(err, rc, "rg %d col %d (%s) %s page at offset %zu", x->rg, x->col, c->path,
+        rc = pq_err_prefix(err, rc, "rg %d col %d (%s) %s page at offset %zu", x->rg, x->col, c->path,
                      is_dict ? "dictionary" : "data", off);
         goto out;
     }
@@ -844,7 +827,7 @@ static int index_struct(chunk_ctx *x, int mtype, size_t off, size_t limit,
         tr_free(*out);
         *out = NULL;
         set_fail(f, mtype, x->rg, x->col, -1, off, rc);
-        return ctx_err(err, rc, "rg %d col %d %s at offset %zu", x->rg, x->col,
+        return pq_err_prefix(err, rc, "rg %d col %d %s at offset %zu", x->rg, x->col,
                        pqc_module_name(mtype), off);
     }
     if (x->key == NULL)
@@ -1081,7 +1064,7 @@ static int read_chunk(pqc_file *f, const pqc_opts *o, int32_t rg, int32_t col, p
                                           : f->footer_offset + (size_t)(enc - f->pf.data) - 4;
         if (rc != 0) {
             set_fail(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, rc);
-            rc = ctx_err(err, rc, "rg %d col %d column metadata", rg, col);
+            rc = pq_err_prefix(err, rc, "rg %d col %d column metadata", rg, col);
             goto out;
         }
         if (add_module(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, used, true,
@@ -1095,7 +1078,7 @@ static int read_chunk(pqc_file *f, const pqc_opts *o, int32_t rg, int32_t col, p
             f->padded_modules++;
         if (rc != 0) {
             set_fail(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, rc);
-            rc = ctx_err(err, rc, "rg %d col %d decrypted ColumnMetaData", rg, col);
+            rc = pq_err_prefix(err, rc, "rg %d col %d decrypted ColumnMetaData", rg, col);
             goto out;
         }
         const tr_node *plain_md = tr_field_struct(cc, 3);
@@ -1254,7 +1237,7 @@ static int open_common(pqc_file *f, const pqc_opts *o, pq_err *err)
         char name[256];
         snprintf(name, sizeof name, "%s", f->name ? f->name : "?");
         free_internals(f);
-        return ctx_err(err, rc, "%s", name);
+        return pq_err_prefix(err, rc, "%s", name);
     }
     return 0;
 }

@@ -272,23 +272,6 @@ const tr_sspec pqf_spec_bloom_header = SPEC("BloomFilterHeader", false, f_bloom)
 
 /* ---- errors ---- */
 
-/* Prepends context ("PageHeader at offset 4") to the message a callee
- * already put in err, keeping its code. */
-static int wrap(pq_err *err, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int wrap(pq_err *err, int rc, const char *fmt, ...)
-{
-    if (err == NULL)
-        return rc;
-    char prefix[128], inner[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
-    va_end(ap);
-    memcpy(inner, err->msg, sizeof inner);
-    return pq_err_set(err, rc, "%.100s: %.150s", prefix, inner);
-}
 
 /* ---- opening ---- */
 
@@ -353,10 +336,10 @@ static int parse_footer(pqf_file *f, pq_err *err)
     int rc = tr_parse(f->data + f->footer_offset, f->footer_len, &f->meta,
                       &f->footer_consumed, err);
     if (rc != 0)
-        return wrap(err, rc, "FileMetaData at offset %zu", f->footer_offset);
+        return pq_err_prefix(err, rc, "FileMetaData at offset %zu", f->footer_offset);
     rc = tr_validate(f->meta, &pqf_spec_file_metadata, err);
     if (rc != 0)
-        return wrap(err, rc, "FileMetaData at offset %zu", f->footer_offset);
+        return pq_err_prefix(err, rc, "FileMetaData at offset %zu", f->footer_offset);
     return 0;
 }
 
@@ -692,7 +675,7 @@ int pqf_page_read(const pqf_file *f, size_t off, size_t limit, pqf_page *pg,
     if (rc != 0) {
         pqf_page_clear(pg);
         pg->offset = off;
-        return wrap(err, rc, "PageHeader at offset %zu", off);
+        return pq_err_prefix(err, rc, "PageHeader at offset %zu", off);
     }
     return 0;
 }
@@ -732,7 +715,7 @@ int pqf_pages_next(pqf_pages *it, pq_err *err)
         return 0;
     int rc = pqf_page_read(it->f, it->pos, it->end, &it->page, err);
     if (rc != 0)
-        return wrap(err, rc, "page %zu", it->ordinal);
+        return pq_err_prefix(err, rc, "page %zu", it->ordinal);
     it->page.ordinal = it->ordinal++;
     it->pos += it->page.header_len + (size_t)it->page.compressed_size;
     return 1;
@@ -827,10 +810,10 @@ static int split_v1(const pqf_page *pg, const uint8_t *page, size_t len,
     size_t pos = 0;
     if (max_rep > 0 && v1_levels(pg, pg->rep_encoding, max_rep, page, len, &pos,
                                  &out->rep, &out->rep_len, err) != 0)
-        return wrap(err, PQ_EPARSE, "repetition levels");
+        return pq_err_prefix(err, PQ_EPARSE, "repetition levels");
     if (max_def > 0 && v1_levels(pg, pg->def_encoding, max_def, page, len, &pos,
                                  &out->def, &out->def_len, err) != 0)
-        return wrap(err, PQ_EPARSE, "definition levels");
+        return pq_err_prefix(err, PQ_EPARSE, "definition levels");
     out->values = page + pos;
     out->values_len = len - pos;
     return 0;
@@ -985,7 +968,7 @@ int pqf_parse_at(const pqf_file *f, size_t off, size_t len,
     if (rc != 0) {
         tr_free(*out);
         *out = NULL;
-        return wrap(err, rc, "%s at offset %zu", spec->name, off);
+        return pq_err_prefix(err, rc, "%s at offset %zu", spec->name, off);
     }
     return 0;
 }

@@ -66,6 +66,17 @@ static void test_err_set_formats_message(void **state)
     assert_string_equal(pq_err_name(PQ_ENOMEM), "ENOMEM");
 }
 
+static void test_err_prefix_puts_context_first_and_keeps_inner(void **state)
+{
+    (void)state;
+    pq_err e;
+    pq_err_set(&e, PQ_ECODEC, "zstd: corrupted block");
+    assert_int_equal(pq_err_prefix(&e, PQ_EPARSE, "page %d of column '%s'", 3, "msg"), PQ_EPARSE);
+    assert_int_equal(e.code, PQ_EPARSE);
+    assert_string_equal(e.msg, "page 3 of column 'msg': zstd: corrupted block");
+    assert_int_equal(pq_err_prefix(NULL, PQ_EIO, "ignored"), PQ_EIO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -73,6 +84,7 @@ int main(void)
         cmocka_unit_test(test_buf_uvarint_300_is_ac_02),
         cmocka_unit_test(test_buf_zigzag_maps_sign_to_low_bit),
         cmocka_unit_test(test_err_set_formats_message),
+        cmocka_unit_test(test_err_prefix_puts_context_first_and_keeps_inner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
