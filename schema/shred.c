@@ -208,13 +208,19 @@ int sh_push(sh_shredder *s, const sh_frame *f)
     return PQ_OK;
 }
 
+/* A failure that is not the record's fault stops the writer: say which. */
 static int fail(sh_shredder *s, int rc)
 {
+    if (rc == 0 || s->reject || s->fatal)
+        return rc;
     if (rc == PQ_ENOMEM)
-        s->fatal = pq_err_set(s->err, PQ_ENOMEM, "shredder: out of memory");
-    else if (rc != 0 && !s->reject && !s->fatal)
-        s->fatal = pq_err_set(s->err, rc, "shredder: variant encoding failed: %s",
-                              s->rest.err.msg);
+        s->fatal = pq_err_set(s->err, rc, "shredder: out of memory");
+    else if (rc == PQ_ELIMIT)
+        s->fatal = pq_err_set(s->err, rc, "shredder: a column's buffered values reached the "
+                              "writer's 4 GiB per row group; lower row_group.max_bytes");
+    else
+        s->fatal = pq_err_set(s->err, rc, "shredder: internal error %s (variant builder: %s)",
+                              pq_err_name(rc), s->rest.err.msg);
     return rc;
 }
 
