@@ -1098,9 +1098,10 @@ static int opt_dictionary(ld *L, yaml_node_t *v, const char *what, sc_column *c)
                         "false to disable)", kw);
         c->opts.dictionary_max_bytes = (size_t)n;
     } else {
-        bool on;
+        bool on = false;
         rc = yp_bool(L->d, v, kw, &on, L->err);
-        c->opts.dictionary = on;
+        if (rc == 0)
+            c->opts.dictionary = on;
     }
     if (rc != 0)
         return rc;
@@ -1151,9 +1152,10 @@ static int opt_statistics(ld *L, yaml_node_t *v, const char *what, sc_column *c)
     static const char *const keys[] = {"truncate", NULL};
     keypath(kw, sizeof kw, what, "statistics");
     if (v->type != YAML_MAPPING_NODE) {
-        bool on;
+        bool on = false;
         int rc = yp_bool(L->d, v, kw, &on, L->err);
-        c->opts.statistics = on;
+        if (rc == 0)
+            c->opts.statistics = on;
         return rc;
     }
     yaml_node_t *tr = yp_get(L->d, v, "truncate");
