@@ -306,8 +306,8 @@ static int replay_into_rest(sh_shredder *s, int column)
     sh_colstate *cs = &s->cols[column];
     if (!sh_has_rest(s)) {
         s->reject = pq_err_set(s->err, SH_REJECTED, "field '%s': value does not fit column '%s' "
-                               "and there is no rest (\"*\") column", c->from ? c->from : c->name,
-                               c->name);
+                               "(%s) and there is no rest (\"*\") column",
+                               c->from ? c->from : c->name, c->name, s->fail_why);
         return SH_REJECTED;
     }
     size_t end = json_parser_offset(&s->parser) + 1;
@@ -332,10 +332,8 @@ static bool is_container(int ev)
 static void restart_column(sh_shredder *s, int column)
 {
     const sc_type *t = s->spec->columns[column].type;
-    for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
+    for (int l = t->leaf; l < t->leaf + t->n_leaves; l++) /* includes a variant's metadata */
         pq_writer_abort_leaf(s->w, (size_t)l);
-    if (t->kind == SC_VARIANT)
-        pq_writer_abort_leaf(s->w, (size_t)t->metadata_leaf);
     s->cols[column].seen = false;
     s->cols[column].failed = false;
 }

@@ -100,6 +100,7 @@ struct sh_shredder {
     int reject;                  /* SH_REJECTED once decided */
     int fatal;                   /* writer error */
     bool has_rest_value;         /* the rest builder holds the record root */
+    char fail_why[160];          /* why the last column failed, for rejects */
 };
 
 /* shred_value.c */

@@ -160,7 +160,7 @@ int shv_nulls(sh_shredder *s, const sc_type *t, uint16_t rep, uint16_t def)
  * column once it has been read to its end (shred.c). */
 void shv_fail_column(sh_shredder *s, int column, const char *why)
 {
-    (void)why;
+    snprintf(s->fail_why, sizeof s->fail_why, "%s", why);
     const sc_type *t = s->spec->columns[column].type;
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
         pq_writer_abort_leaf(s->w, (size_t)l);
@@ -271,7 +271,7 @@ int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable,
     else
         rc = put_scalar(s, t, rep, ev, payload);
     if (rc == MISMATCH) {
-        shv_fail_column(s, column, "type");
+        shv_fail_column(s, column, "wrong type");
         rc = 0;
         if (ev == EV_BEGIN_ARRAY || ev == EV_BEGIN_OBJECT) {
             sh_frame f = {.mode = FM_SKIP, .is_object = ev == EV_BEGIN_OBJECT, .column = column};
@@ -309,7 +309,7 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
     const sc_column *field = struct_field(t, k, len, &i);
     uint8_t *seen = s->seen.data + f->seen_off;
     if (field == NULL || seen[i]) { /* unknown or repeated key: keep it whole in rest */
-        shv_fail_column(s, f->column, "field");
+        shv_fail_column(s, f->column, "unknown or repeated struct field");
         return PQ_OK;
     }
     seen[i] = 1;
@@ -331,7 +331,7 @@ int shv_typed_end(sh_shredder *s, sh_frame *f)
         if (seen[i])
             continue;
         if (field->required) {
-            shv_fail_column(s, f->column, "required field");
+            shv_fail_column(s, f->column, "required struct field missing");
             return PQ_OK;
         }
         int rc = shv_nulls(s, field->type, f->rep, (uint16_t)(field->type->def - 1));
