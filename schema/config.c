@@ -207,6 +207,8 @@ static int set_defaults(cf_config *c)
     c->limits.max_line_bytes = 1u << 20;
     c->limits.max_connections = 1024;
     c->limits.max_buffered_bytes = (size_t)512 << 20;
+    c->limits.idle_timeout_ms = 5 * 60 * 1000;
+    c->log.level = CF_LOG_INFO;
     int rc = default_inputs(c);
     rc = rc ? rc : set_str(&o->dir, "./out");
     rc = rc ? rc : set_str(&o->path, "dt=%Y-%m-%d/%H%M%S-{host}-{pid}-{seq}.parquet");
@@ -610,7 +612,7 @@ static int parse_spool(cx *x, yaml_node_t *m)
 static int parse_limits(cx *x, yaml_node_t *m)
 {
     static const char *const keys[] = {"max_line_bytes", "max_connections",
-                                       "max_buffered_bytes", NULL};
+                                       "max_buffered_bytes", "idle_timeout", NULL};
     int rc = yp_check_keys(x->d, m, "limits", keys, x->err);
     yaml_node_t *v, *buffered = NULL;
     uint64_t n;
@@ -627,6 +629,8 @@ static int parse_limits(cx *x, yaml_node_t *m)
     if (rc == 0 && (buffered = yp_get(x->d, m, "max_buffered_bytes")) != NULL &&
         (rc = yp_size(x->d, buffered, "limits.max_buffered_bytes", SIZE_MAX, &n, x->err)) == 0)
         x->c->limits.max_buffered_bytes = (size_t)n;
+    if (rc == 0 && (v = yp_get(x->d, m, "idle_timeout")) != NULL)
+        rc = yp_duration_ms(x->d, v, "limits.idle_timeout", &x->c->limits.idle_timeout_ms, x->err);
     if (rc == 0 && x->c->limits.max_buffered_bytes < x->c->limits.max_line_bytes)
         rc = yp_err(x->d, buffered ? buffered : m, x->err, "limits.max_buffered_bytes: smaller "
                     "than max_line_bytes (%zu), so one long line could never be buffered",
@@ -736,12 +740,24 @@ static int bind_keys(cf_config *c, pq_err *err)
     return PQ_OK;
 }
 
+static int parse_log(cx *x, yaml_node_t *m)
+{
+    static const char *const keys[] = {"level", NULL};
+    static const char *const levels[] = {"error", "warning", "info", "debug", NULL};
+    int rc = yp_check_keys(x->d, m, "log", keys, x->err), idx;
+    yaml_node_t *v;
+    if (rc == 0 && (v = yp_get(x->d, m, "level")) != NULL &&
+        (rc = yp_enum(x->d, v, "log.level", levels, &idx, x->err)) == 0)
+        x->c->log.level = (cf_log_level)idx;
+    return rc;
+}
+
 /* ---- top level ------------------------------------------------------------ */
 
 static int parse_root(cx *x, yaml_node_t *root, bool want_schema)
 {
     static const char *const keys[] = {"inputs", "schema", "output", "spool", "limits",
-                                       "errors", "metrics", NULL};
+                                       "errors", "metrics", "log", NULL};
     if (root == NULL || yp_is_null(root))
         return PQ_OK; /* an empty file: every default */
     int rc = yp_check_keys(x->d, root, "config", keys, x->err);
@@ -758,6 +774,8 @@ static int parse_root(cx *x, yaml_node_t *root, bool want_schema)
         rc = parse_errors(x, v);
     if (rc == 0 && (v = yp_get(x->d, root, "metrics")) != NULL)
         rc = parse_metrics(x, v);
+    if (rc == 0 && (v = yp_get(x->d, root, "log")) != NULL)
+        rc = parse_log(x, v);
     if (rc == 0 && want_schema && (v = yp_get(x->d, root, "schema")) != NULL && !yp_is_null(v))
         rc = parse_schema(x, v);
     return rc;

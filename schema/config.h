@@ -14,7 +14,8 @@
  * limit / 5m; row_group 64MiB / 1000000 rows / 60s; page 1MiB, v2, crc;
  * zstd at its default level; dictionary 1MiB; statistics on, truncate 64;
  * page_index on; no encryption; spool ./spool with sync batch; limits
- * 1MiB line, 1024 connections, 512MiB buffered; dead letters to
+ * 1MiB line, 1024 connections, 512MiB buffered, 5m idle timeout; log
+ * level info; dead letters to
  * ./rejects.ndjson; metrics off; the default schema (sc_schema_default).
  *
  * Paths: `schema:` is relative to the configuration file's directory (so a
@@ -102,6 +103,11 @@ typedef struct cf_output {
 
 typedef enum cf_sync { CF_SYNC_NONE, CF_SYNC_BATCH, CF_SYNC_ALWAYS } cf_sync;
 
+/* log.level: what reaches stderr (syslog priorities, most severe first). */
+typedef enum cf_log_level {
+    CF_LOG_ERROR, CF_LOG_WARNING, CF_LOG_INFO, CF_LOG_DEBUG
+} cf_log_level;
+
 typedef struct cf_config {
     char *file;                  /* NULL: built-in defaults */
     cf_input *inputs;
@@ -110,9 +116,13 @@ typedef struct cf_config {
     char *schema_file;           /* where it came from; NULL inline or default */
     cf_output output;
     struct { char *dir; cf_sync sync; } spool;
-    struct { size_t max_line_bytes, max_connections, max_buffered_bytes; } limits;
+    struct {
+        size_t max_line_bytes, max_connections, max_buffered_bytes;
+        uint64_t idle_timeout_ms;    /* 0: never close an idle connection */
+    } limits;
     struct { char *dead_letter; } errors;
     struct { bool enabled; cf_addr listen; } metrics;
+    struct { cf_log_level level; } log;
 } cf_config;
 
 /* All return 0 or a PQ_E* code with err filled; *out needs cf_config_free

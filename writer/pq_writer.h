@@ -195,4 +195,49 @@ size_t pq_writer_buffered_bytes(const pq_writer *w);   /* not yet flushed */
 uint64_t pq_writer_rows_written(const pq_writer *w);   /* in flushed row groups */
 uint64_t pq_writer_rows_buffered(const pq_writer *w);
 
+/* ---- parallel encoding ---------------------------------------------------
+ *
+ * A row group can be encoded (dictionary, pages, statistics, compression,
+ * bloom filter, page-index entries, encryption) into memory on any thread,
+ * then appended to the file in order. This lets the daemon's workers encode
+ * several row groups at once while one thread does the file I/O.
+ *
+ *     pq_encoded *e = pq_encoded_new();
+ *     (any thread)  pq_writer_encode(w, rg, ordinal, e, &err);
+ *     (in order)    pq_writer_append_encoded(w, e, &err);
+ *     pq_encoded_destroy(e);
+ *
+ * `ordinal` is the row group's index in the file (0, 1, ...): encrypted
+ * module AADs include it, so it is fixed before encoding. Encodes of one
+ * writer may run concurrently with each other and with
+ * pq_writer_append_encoded of an earlier ordinal; nothing else may touch the
+ * writer meanwhile. Encryption keys (pq_crypto_key) may be shared by
+ * concurrent encodes. */
+typedef struct pq_encoded pq_encoded;
+
+pq_encoded *pq_encoded_new(void);            /* NULL when out of memory */
+void pq_encoded_destroy(pq_encoded *e);
+uint64_t pq_encoded_bytes(const pq_encoded *e); /* bytes the row group adds to the file */
+uint64_t pq_encoded_rows(const pq_encoded *e);
+
+/* rg is only read (it may be reset or reused once this returns). An empty
+ * rg gives an encoded group of 0 rows that append skips. Reuses e's
+ * buffers. */
+struct pq_rowgroup;
+int pq_writer_encode(pq_writer *w, const struct pq_rowgroup *rg, int32_t ordinal,
+                     pq_encoded *e, pq_err *err);
+/* Writes e's bytes to the sink at the current offset, rebasing its page,
+ * dictionary and index offsets, and records its metadata for the footer.
+ * Ordinals must arrive in order without gaps (PQ_ESTATE otherwise). After
+ * a failed append the writer is unusable (destroy it, abort the file). */
+int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err);
+
+/* The writer's own row buffer, which pq_writer_column / end_row fill. */
+struct pq_rowgroup *pq_writer_rowgroup(pq_writer *w);
+/* Flushes the writer's own buffer as a row group when a row-group limit
+ * (rows, bytes) is reached; what pq_writer_end_row does after counting. */
+int pq_writer_check_limits(pq_writer *w, pq_err *err);
+/* Row groups appended so far (the next ordinal). */
+int32_t pq_writer_row_groups(const pq_writer *w);
+
 #endif

@@ -1,0 +1,67 @@
+/* counters.h - the daemon's counters and gauges, shared by every thread:
+ * the loop thread (listeners, spool), the pipeline workers and the metrics
+ * endpoint, which renders them as Prometheus text (metrics.c).
+ *
+ * Every field is a relaxed atomic: a counter is only ever added to, a
+ * gauge stored; readers take no lock and may see a sum a moment old,
+ * which is all a scrape needs. One global instance, `dm_counters`, lives
+ * in counters.c; tests may zero it. */
+#ifndef PQ_COUNTERS_H
+#define PQ_COUNTERS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Why a record went to the dead letters (label `reason` in /metrics). */
+typedef enum dm_reject {
+    DM_REJECT_INVALID_JSON,      /* not parseable / not an object */
+    DM_REJECT_TOO_LONG,          /* over limits.max_line_bytes */
+    DM_REJECT_SCHEMA,            /* missing required column, value did not fit without a rest column */
+    DM_REJECT_COUNT
+} dm_reject;
+
+typedef struct dm_counters {
+    /* ingest (loop thread) */
+    _Atomic uint64_t records_received;   /* framed lines, oversized included */
+    _Atomic uint64_t bytes_received;     /* socket bytes */
+    _Atomic uint64_t connections_accepted;
+    _Atomic uint64_t connections_refused;   /* over max_connections, or a refused peer */
+    _Atomic uint64_t connections_idle_closed;
+    _Atomic uint64_t connections_open;      /* gauge */
+    _Atomic uint64_t backpressure_us;       /* total time reading was paused */
+    _Atomic uint64_t backpressure_active;   /* gauge: 1 while paused */
+    /* spool (loop thread) */
+    _Atomic uint64_t spool_bytes;           /* gauge: bytes in segment files */
+    _Atomic uint64_t spool_records_replayed;
+    _Atomic uint64_t spool_write_errors;
+    /* pipeline (workers) */
+    _Atomic uint64_t buffered_bytes;        /* gauge: accepted, not yet in a file */
+    _Atomic uint64_t records_rejected[DM_REJECT_COUNT];
+    _Atomic uint64_t rows_written;
+    _Atomic uint64_t row_groups_written;
+    _Atomic uint64_t files_written;         /* published */
+    _Atomic uint64_t bytes_written;         /* Parquet bytes published */
+    _Atomic uint64_t write_errors;
+    _Atomic uint64_t queue_batches;         /* gauge: batches waiting for a worker */
+    _Atomic uint64_t worker_busy_us;        /* total time workers spent working */
+    _Atomic uint64_t workers;               /* gauge: worker threads */
+} dm_counters;
+
+extern dm_counters dm_counters_global;
+
+static inline void dm_add(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+static inline void dm_set(_Atomic uint64_t *c, uint64_t v)
+{
+    atomic_store_explicit(c, v, memory_order_relaxed);
+}
+
+static inline uint64_t dm_get(const _Atomic uint64_t *c)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)c, memory_order_relaxed);
+}
+
+#endif

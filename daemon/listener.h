@@ -1,0 +1,88 @@
+/* listener.h - ingest: TCP (IPv4, IPv6) and Unix stream listeners, their
+ * connections, and line framing per connection (DESIGN.md
+ * "Configuration" inputs and limits; issue: thousands of clients, hostile
+ * ones included).
+ *
+ * Thread: the loop thread only; every callback runs on it.
+ *
+ * Listeners come from cf->inputs, or are adopted from systemd socket
+ * activation (LISTEN_FDS; see listenfds.h): an inherited socket whose
+ * address matches an input replaces binding it, and inherited sockets
+ * that match no input are used as extra inputs of their kind.
+ * A Unix socket path left by a dead process is removed and bound again; one
+ * that a live process still accepts on is refused with an error (two
+ * daemons never share a socket). mode (e.g. 0660) is applied with chmod
+ * after bind.
+ *
+ * Connections: at most limits.max_connections at once (more are accepted
+ * and closed at once, counted as refused, logged at most once a minute);
+ * closed after limits.idle_timeout without a byte received. Memory per
+ * idle connection is small (no read buffer of its own: reads go through
+ * one shared buffer; only an unfinished line is kept, in the connection's
+ * framer, at most max_line_bytes + 1).
+ *
+ * Lines: every complete line goes to cb->on_line, in order per connection;
+ * a client that closes mid-line gets its last line delivered (fr_finish).
+ * After all lines of one read are delivered, cb->on_read_done runs once
+ * (the caller's group-commit point: flush the spool, hand a batch on).
+ *
+ * Backpressure: ls_server_pause stops reading every connection
+ * (uv_read_stop) and ls_server_resume starts again; accepting continues
+ * while paused so clients connect and wait in their socket buffers. */
+#ifndef PQ_LISTENER_H
+#define PQ_LISTENER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "err.h"
+#include "framer.h"
+
+typedef struct ls_callbacks {
+    void *user;
+    /* source: "tcp:192.0.2.7:51234", "tcp:[2001:db8::1]:51234", "unix:/run/parqd.sock"
+     * (the peer for TCP, the socket path for Unix), valid during the call.
+     * Returns 0; non-zero closes the connection. */
+    int (*on_line)(void *user, const char *source, const fr_line *line);
+    void (*on_read_done)(void *user);
+} ls_callbacks;
+
+/* A socket inherited from the service manager (listenfds.h). */
+typedef struct ls_inherited {
+    int fd;
+    const char *name;            /* LISTEN_FDNAMES entry, or NULL */
+} ls_inherited;
+
+typedef struct ls_server ls_server;
+
+/* Binds/listens on every input (or adopts inherited sockets). Nothing is
+ * accepted until the loop runs. Returns 0 or PQ_EIO / PQ_EINVAL /
+ * PQ_ENOMEM with err naming the input ("inputs[1] tcp 127.0.0.1:5170:
+ * Address already in use"); on failure nothing stays bound. */
+int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
+                  const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
+                  pq_err *err);
+
+void ls_server_pause(ls_server *s);
+void ls_server_resume(ls_server *s);
+bool ls_server_paused(const ls_server *s);
+size_t ls_server_connections(const ls_server *s);
+
+/* New limits after a reload (max_line_bytes applies to new connections,
+ * max_connections and idle_timeout at once). Listeners are not rebound. */
+void ls_server_set_limits(ls_server *s, const cf_config *cf);
+
+/* Shutdown, step 1: closes the listeners (no new connections). */
+void ls_server_stop_accepting(ls_server *s);
+/* Step 2: reads nothing more, delivers every connection's unfinished last
+ * line (fr_finish), closes all connections. Unix socket files this server
+ * bound are unlinked. The loop must run until done (the handles close
+ * asynchronously); then ls_server_destroy. */
+void ls_server_close(ls_server *s);
+bool ls_server_closed(const ls_server *s);
+void ls_server_destroy(ls_server *s);
+
+#endif

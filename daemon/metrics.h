@@ -1,0 +1,28 @@
+/* metrics.h - the HTTP endpoint of metrics.listen: GET /metrics
+ * (Prometheus text exposition format 0.0.4, from dm_counters_global) and
+ * GET /health (200 "ok\n", or 503 with health.h's problems). Anything
+ * else gets 404/405; requests are bounded (8 KiB, 10 s), one response per
+ * connection (Connection: close). Never served on an input port.
+ *
+ * Thread: the loop thread. */
+#ifndef PQ_METRICS_H
+#define PQ_METRICS_H
+
+#include <uv.h>
+
+#include "config.h"
+#include "err.h"
+
+typedef struct mt_server mt_server;
+
+/* Listens on addr. 0, or PQ_EIO with err naming the address. */
+int mt_server_new(mt_server **out, uv_loop_t *loop, const cf_addr *addr, pq_err *err);
+/* Closes the listener and open connections (asynchronously: run the loop),
+ * then frees itself. NULL is a no-op. */
+void mt_server_close(mt_server *s);
+
+/* The /metrics body (tests; the server uses it). Returns a malloc'd
+ * NUL-terminated string or NULL when out of memory. */
+char *mt_render(void);
+
+#endif

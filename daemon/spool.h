@@ -1,0 +1,125 @@
+/* spool.h - the write-ahead log of accepted lines (DESIGN.md "Bad input
+ * and lost data": "Accepted records are appended to the spool before they
+ * are acknowledged to the pipeline; after a crash, restart replays the
+ * spool, and records already in a completed file are not written twice").
+ *
+ * Thread: the loop thread owns the spool (append, flush, sync, trim); a
+ * sp_reader has its own file descriptors and may run on any one thread
+ * at a time, alongside appends (it reads only what was flushed before it
+ * reached the end).
+ *
+ * Sequence numbers. Every record gets the next seq (uint64, from 1 on a new
+ * spool, continuing across restarts). The pipeline writes records to
+ * Parquet files in seq order, so "published" is one watermark: every
+ * record with seq < committed is in a published file or in the dead
+ * letters.
+ *
+ * Files in dir:
+ *   <first seq, 20 digits>.spool  segments; a new one starts when the
+ *                                  current one passes segment_bytes
+ *   checkpoint                     the committed watermark and a pending
+ *                                  publication (below)
+ * A segment starts with a header (magic, format version, first seq); each
+ * record is length + CRC32C over the record, seq, ingest time (us), source
+ * ("tcp:10.0.0.5:51234") and the line's bytes. A torn or garbled tail
+ * (crash mid-write, bit rot) is detected by length/CRC/seq checks, reported
+ * (sp_open's warnings), and cut off; the intact prefix is kept.
+ *
+ * Exactly once. Before a Parquet file is renamed into place the pipeline
+ * records the intent durably: sp_checkpoint_intent(final path, end seq).
+ * After the rename: sp_checkpoint_commit(end). On sp_open, a pending intent
+ * whose final file exists counts as committed (the crash came after the
+ * rename), otherwise it is dropped (the temp file is swept elsewhere).
+ * Files also carry their seq range in key-value metadata (parqd.spool).
+ *
+ * Durability: sp_append only buffers; sp_flush write(2)s the buffer to the
+ * current segment (one syscall per flush, not per line); sp_sync
+ * fdatasync(2)s it. The daemon flushes after every read callback, syncs per
+ * batch (sync: batch) or before handing any line on (sync: always), and
+ * never syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
+ * the buffered records stay and a partial write is cut off again, so a
+ * later sp_flush retries. */
+#ifndef PQ_SPOOL_H
+#define PQ_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define SP_SEGMENT_BYTES_DEFAULT ((uint64_t)64 << 20)
+#define SP_SOURCE_MAX 255        /* longer sources are cut */
+
+typedef struct sp_spool sp_spool;
+
+/* One record as read back. Pointers are valid until the next
+ * sp_reader_next / sp_reader_close. */
+typedef struct sp_record {
+    uint64_t seq;
+    int64_t ingest_us;
+    const char *source;
+    size_t source_len;
+    const char *line;
+    size_t len;
+} sp_record;
+
+/* What sp_open found and repaired: for the log. */
+typedef struct sp_open_report {
+    uint64_t segments;           /* segment files found */
+    uint64_t records;            /* intact records found with seq >= committed */
+    uint64_t bytes_cut;          /* torn / garbled bytes removed */
+    char warning[512];           /* "" or what was cut and why (file, offset) */
+} sp_open_report;
+
+/* Creates dir if missing (mode 0700), finds the segments, checks and
+ * repairs the last one's tail, reads the checkpoint (resolving a pending
+ * intent), deletes segments wholly below the committed watermark.
+ * segment_bytes 0: SP_SEGMENT_BYTES_DEFAULT. report may be NULL. Returns 0
+ * or PQ_EIO / PQ_ENOMEM / PQ_EINVAL (not a spool directory, a segment from
+ * a newer format) with err naming the file. */
+int sp_open(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_open_report *report,
+            pq_err *err);
+/* Closes (flushing nothing: call sp_flush/sp_sync first). */
+void sp_close(sp_spool *s);
+
+/* Buffers one record and returns its seq. Only PQ_ENOMEM can fail. */
+int sp_append(sp_spool *s, int64_t ingest_us, const char *source, size_t source_len,
+              const void *line, size_t len, uint64_t *seq, pq_err *err);
+/* Writes the buffered records to the segment (rolling to a new segment
+ * when the current one is full). 0, or PQ_EIO with the cause; on failure
+ * the buffered records are kept for the next call. */
+int sp_flush(sp_spool *s, pq_err *err);
+/* fdatasync of everything flushed (after sp_flush). 0 or PQ_EIO. */
+int sp_sync(sp_spool *s, pq_err *err);
+/* Bytes appended but not yet flushed. */
+size_t sp_pending_bytes(const sp_spool *s);
+
+uint64_t sp_next_seq(const sp_spool *s);     /* seq the next append gets */
+uint64_t sp_flushed_seq(const sp_spool *s);  /* records < this are flushed */
+uint64_t sp_committed(const sp_spool *s);    /* the watermark */
+uint64_t sp_disk_bytes(const sp_spool *s);   /* bytes in segment files */
+
+/* Durably records that final_path is about to be published with every
+ * record < end (and >= the current watermark). 0 or PQ_EIO. */
+int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_err *err);
+/* Durably moves the watermark to end (>= the current one), clears the
+ * intent, and deletes segments whose records are all < end. 0 or PQ_EIO. */
+int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err);
+
+/* ---- replay ---------------------------------------------------------- */
+
+typedef struct sp_reader sp_reader;
+
+/* Reads records with seq >= from, in seq order, up to the last record
+ * flushed when each segment is reached. Returns 0 or PQ_EIO / PQ_ENOMEM.
+ * The spool must outlive the reader. */
+int sp_reader_open(sp_reader **out, const sp_spool *s, uint64_t from, pq_err *err);
+/* 1 with *rec filled, 0 at the end, or < 0 (PQ_EIO: unreadable, PQ_EPARSE:
+ * a record that failed its checks in the middle of a segment; err names
+ * the file and offset, and the reader skips to the next segment on the
+ * next call). */
+int sp_reader_next(sp_reader *r, sp_record *rec, pq_err *err);
+void sp_reader_close(sp_reader *r);
+
+#endif

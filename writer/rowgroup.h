@@ -1,0 +1,66 @@
+/* rowgroup.h - pq_rowgroup: the buffered rows of one row group, one
+ * pq_column per leaf of a schema, not tied to any file.
+ *
+ * Why separate from pq_writer: the daemon's workers shred records into
+ * row-group buffers of their own, on their own threads, and the pipeline
+ * then moves those rows, in input order, into the row group that will be
+ * encoded (possibly on yet another thread) and appended to a file. A
+ * pq_writer owns one pq_rowgroup for the classic put/end_row API.
+ *
+ *     pq_rowgroup *rg;
+ *     pq_rowgroup_new(&rg, schema, &err);          schema outlives rg
+ *     pq_column_put_i64(pq_rowgroup_column(rg, 0), 0, 42);
+ *     pq_rowgroup_end_row(rg);
+ *     ...
+ *     pq_rowgroup_move_rows(big, rg, pq_rowgroup_rows(rg), &err);
+ *     pq_rowgroup_destroy(rg);
+ *
+ * Not thread-safe: one thread uses a pq_rowgroup at a time. Buffers keep
+ * their capacity across pq_rowgroup_reset, so steady state allocates
+ * nothing per value. */
+#ifndef PQ_ROWGROUP_H
+#define PQ_ROWGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "pq_writer.h"
+
+typedef struct pq_rowgroup pq_rowgroup;
+
+/* Finishes the schema (pq_schema_finish) if needed. The schema is borrowed
+ * and must outlive the row group. Returns 0, PQ_ENOMEM or the schema's
+ * error. */
+int pq_rowgroup_new(pq_rowgroup **out, pq_schema *schema, pq_err *err);
+void pq_rowgroup_destroy(pq_rowgroup *rg);
+
+const pq_schema *pq_rowgroup_schema(const pq_rowgroup *rg);
+size_t pq_rowgroup_num_columns(const pq_rowgroup *rg);
+pq_column *pq_rowgroup_column(pq_rowgroup *rg, size_t leaf);
+
+/* Ends a row across all columns (counts it; never flushes anything). */
+void pq_rowgroup_end_row(pq_rowgroup *rg);
+/* Drops every value put since the last end_row. */
+void pq_rowgroup_abort_row(pq_rowgroup *rg);
+/* Drops the values put into one leaf since the last end_row. */
+void pq_rowgroup_abort_leaf(pq_rowgroup *rg, size_t leaf);
+
+uint64_t pq_rowgroup_rows(const pq_rowgroup *rg);          /* ended rows */
+size_t pq_rowgroup_buffered_bytes(const pq_rowgroup *rg);  /* values + levels held */
+
+/* Appends the first n ended rows of src to dst (same schema object) and
+ * removes them from src, whose remaining rows move to the front. Values,
+ * levels and byte arrays are copied once; no per-value allocation.
+ * Returns 0, PQ_EINVAL (different schemas, n > rows of src, or src has an
+ * unfinished row), PQ_ENOMEM or PQ_ELIMIT (a byte-array chunk would pass
+ * 4 GiB); on error both are unchanged. */
+int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err *err);
+
+/* Drops all rows, keeps the memory. */
+void pq_rowgroup_reset(pq_rowgroup *rg);
+
+/* Checks every column holds exactly pq_rowgroup_rows rows. */
+int pq_rowgroup_check(const pq_rowgroup *rg, pq_err *err);
+
+#endif
