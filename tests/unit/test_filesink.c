@@ -2,11 +2,10 @@
  * atomic publication without overwriting, abort, directory creation,
  * write errors, and the rotation policy.
  *
- * The daemon sources are linked only into the parqd binary, not into a
- * library the unit tests link, so this test compiles the modules under
- * test directly by including their .c files. filesink.c's FS_WRITE and
- * FS_FSYNC hooks are pointed at wrappers that can fail on demand, which
- * simulates a full disk without needing one; a second test hits the real
+ * This test compiles the modules under test directly by including their
+ * .c files (the objects win over the pq_daemon library's copies at link
+ * time), so that filesink.c's FS_WRITE and FS_FSYNC hooks are pointed at
+ * wrappers that can fail on demand, which simulates a full disk without needing one; a second test hits the real
  * kernel path with RLIMIT_FSIZE. */
 #include <stdarg.h>
 #include <stddef.h>
