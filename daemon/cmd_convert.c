@@ -42,6 +42,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,22 +58,23 @@
 #include "keyring.h"
 #include "framer.h"
 #include "pathtpl.h"
+#include "pipeline.h"
 #include "pq_writer.h"
-#include "shred.h"
 
 #define READ_CHUNK (1u << 20)
 #define MAX_REJECT_MESSAGES 10
+/* A batch is what one worker shreds at a time: large enough to amortize
+ * the hand-off, small enough that two cores share a small input. */
+#define BATCH_BYTES ((size_t)1 << 20)
+#define BATCH_LINES 16384
 
 
 typedef struct conv {
     /* settings */
     cf_config cf;
     bool cf_loaded;
-    pq_schema *ps;
     pq_writer_opts wopts;
     kr_keyring keys;
-    sh_shredder *sh;
-    fs_rotate rotate;
     bool file_mode;              /* -o FILE */
     char *out_dir;               /* where files go */
     char *out_file;              /* file mode: FILE's name within out_dir */
@@ -84,23 +86,17 @@ typedef struct conv {
     fr_framer fr;
     dl_file dl;
     bool dl_ready;
+    pl_pipeline *pl;
+    pl_batch *batch;             /* being filled */
+    uint64_t next_seq;           /* seq of the next line (1-based, all inputs) */
     const char *source;          /* "file:/abs" or "stdin" */
     int64_t now_us;              /* receive time of the chunk being framed */
-    /* the file being written, and those finished but not yet published */
-    pq_writer *w;
-    fs_file cur;
-    char cur_name[PT_PATH_MAX];
-    time_t cur_time;
-    struct done {
-        fs_file f;
-        char name[PT_PATH_MAX];
-        time_t t;
-        uint64_t rows;
-    } *done;
-    size_t n_done, cap_done;
+    /* finished files, published at the end */
+    pl_finished *done;
+    size_t n_done;
     /* counters */
     uint64_t in, written, rejected, files_bytes;
-    unsigned reject_msgs;
+    _Atomic unsigned reject_msgs;
     pq_err err;                  /* the fatal error, once there is one */
     bool failed;
 } conv;
@@ -225,68 +221,34 @@ static int file_mode_name(const conv *c, size_t i, size_t n, char *out, size_t c
     return len >= 0 && len < (int)cap ? 0 : -1;
 }
 
-static int open_file(conv *c)
+/* Empty input still gives one (empty) file: -o FILE promised one. */
+static int write_empty_file(conv *c)
 {
     pq_err e = {0};
-    int rc;
-    c->cur_time = time(NULL);
-    if (c->file_mode) {
-        snprintf(c->cur_name, sizeof c->cur_name, "%s", c->out_file);
-    } else if ((rc = pt_render(c->tmpl, c->cur_time, c->host, c->pid, ++c->seq, c->cur_name,
-                               sizeof c->cur_name, &e)) != 0) {
-        return fail(c, &e);
-    }
-    if ((rc = fs_open(&c->cur, c->out_dir, c->cur_name, &e)) != 0)
-        return fail(c, &e);
-    if ((rc = pq_writer_open(&c->w, c->ps, &c->wopts, fs_sink(&c->cur), &e)) != 0) {
-        c->w = NULL;
-        fs_abort(&c->cur, NULL);
-        fs_free(&c->cur);
-        return fail(c, &e);
-    }
-    return 0;
-}
-
-/* Closes the current file and keeps it, finished but hidden, for
- * publication at the end. An empty file is dropped unless keep_empty. */
-static int close_file(conv *c, bool keep_empty)
-{
-    pq_err e = {0};
-    const uint64_t rows = pq_writer_rows_written(c->w) + pq_writer_rows_buffered(c->w);
+    pq_schema *ps = NULL;
+    pq_writer *w = NULL;
+    pl_finished *d = calloc(1, sizeof *d);
+    if (d == NULL)
+        return fail(c, &(pq_err){PQ_ENOMEM, "out of memory"});
+    d->file.fd = -1;
+    d->first_time = time(NULL);
     int rc = 0;
-    if (rows == 0 && !keep_empty) {
-        pq_writer_destroy(c->w);
-        c->w = NULL;
-        fs_free(&c->cur);
-        return 0;
-    }
-    if (c->n_done == c->cap_done) {
-        size_t cap = c->cap_done ? c->cap_done * 2 : 8;
-        struct done *d = realloc(c->done, cap * sizeof *d);
-        if (d == NULL) {
-            pq_err_set(&e, PQ_ENOMEM, "out of memory");
-            return fail(c, &e);
-        }
-        c->done = d;
-        c->cap_done = cap;
-    }
-    rc = pq_writer_close(c->w, &e);
-    pq_writer_destroy(c->w);
-    c->w = NULL;
-    if (rc == 0)
-        rc = fs_finish(&c->cur, &e);
-    if (rc != 0) {
-        fs_free(&c->cur);
-        return fail(c, &e);
-    }
-    struct done *d = &c->done[c->n_done++];
-    d->f = c->cur;                 /* finished: the sink no longer points at cur */
-    memcpy(d->name, c->cur_name, sizeof d->name);
-    d->t = c->cur_time;
-    d->rows = rows;
-    memset(&c->cur, 0, sizeof c->cur);
-    c->cur.fd = -1;
-    return 0;
+    if (c->file_mode)
+        snprintf(d->name, sizeof d->name, "%s", c->out_file);
+    else
+        rc = pt_render(c->tmpl, d->first_time, c->host, c->pid, ++c->seq, d->name,
+                       sizeof d->name, &e);
+    rc = rc ? rc : sc_build_parquet_schema(c->cf.schema, &ps, &e);
+    rc = rc ? rc : fs_open(&d->file, c->out_dir, d->name, &e);
+    rc = rc ? rc : pq_writer_open(&w, ps, &c->wopts, fs_sink(&d->file), &e);
+    rc = rc ? rc : pq_writer_close(w, &e);
+    rc = rc ? rc : fs_finish(&d->file, &e);
+    pq_writer_destroy(w);
+    pq_schema_destroy(ps);
+    free(c->done);
+    c->done = d;
+    c->n_done = 1;
+    return rc ? fail(c, &e) : 0;
 }
 
 /* Publishes every finished file. Template mode bumps {seq} past names that
@@ -310,21 +272,21 @@ static int commit_all(conv *c)
         }
     }
     for (size_t i = 0; i < c->n_done; i++) {
-        struct done *d = &c->done[i];
+        pl_finished *d = &c->done[i];
         int rc;
         if (c->file_mode) {
             file_mode_name(c, i, c->n_done, name, sizeof name);
-            rc = fs_commit(&d->f, name, &e);
+            rc = fs_commit(&d->file, name, &e);
             if (rc == FS_EXISTS)
                 rc = pq_err_set(&e, PQ_EIO, "output file %s/%s appeared while converting; not "
                                 "overwriting it", c->out_dir, name);
         } else {
             snprintf(name, sizeof name, "%s", d->name);
             uint64_t seq = c->seq;
-            while ((rc = fs_commit(&d->f, name, &e)) == FS_EXISTS) {
+            while ((rc = fs_commit(&d->file, name, &e)) == FS_EXISTS) {
                 /* Taken (an earlier run of the same pid, or another writer):
                  * the next {seq} after every one this run used. */
-                if ((rc = pt_render(c->tmpl, d->t, c->host, c->pid, ++seq, name, sizeof name,
+                if ((rc = pt_render(c->tmpl, d->first_time, c->host, c->pid, ++seq, name, sizeof name,
                                     &e)) != 0)
                     break;
             }
@@ -332,7 +294,7 @@ static int commit_all(conv *c)
         }
         if (rc != 0)
             return fail(c, &e);
-        c->files_bytes += d->f.bytes;
+        c->files_bytes += d->file.bytes;
     }
     return 0;
 }
@@ -343,15 +305,8 @@ static int commit_all(conv *c)
 static void abort_all(conv *c, bool unpublish)
 {
     pq_err e = {0};
-    if (c->w != NULL) {
-        pq_writer_destroy(c->w);
-        c->w = NULL;
-    }
-    if (fs_abort(&c->cur, &e) != 0)
-        fprintf(stderr, "parqd convert: %s\n", e.msg);
-    fs_free(&c->cur);
     for (size_t i = 0; i < c->n_done; i++) {
-        fs_file *f = &c->done[i].f;
+        fs_file *f = &c->done[i].file;
         if (unpublish && f->state == FS_COMMITTED && unlink(f->final_path) != 0 &&
             errno != ENOENT)
             fprintf(stderr, "parqd convert: cannot remove %s: %s\n", f->final_path,
@@ -365,54 +320,41 @@ static void abort_all(conv *c, bool unpublish)
 
 /* ---- records ------------------------------------------------------------------ */
 
-static int reject(conv *c, const fr_line *l, const char *reason)
+/* Pipeline worker, in order: the first rejects are also shown on stderr. */
+static void on_reject(void *user, const char *source, const char *reason)
 {
-    char source[PATH_MAX + 32];
-    pq_err e = {0};
-    snprintf(source, sizeof source, "%s:%" PRIu64, c->source, l->lineno);
-    c->rejected++;
-    if (c->reject_msgs < MAX_REJECT_MESSAGES)
+    conv *c = user;
+    unsigned n = atomic_fetch_add(&c->reject_msgs, 1);
+    if (n < MAX_REJECT_MESSAGES)
         fprintf(stderr, "parqd convert: %s: rejected: %s\n", source, reason);
-    else if (c->reject_msgs == MAX_REJECT_MESSAGES)
+    else if (n == MAX_REJECT_MESSAGES)
         fprintf(stderr, "parqd convert: (further rejects only in %s)\n", c->dl.path);
-    c->reject_msgs++;
-    /* The first reject creates the file, and its directory if need be. */
-    if (c->dl.fd < 0 && fs_mkdirs_for(c->dl.path, &e) != 0)
-        return fail(c, &e);
-    dl_record r = {.ts_us = c->now_us, .source = source, .reason = reason, .raw = l->data,
-                   .raw_len = l->len, .bytes = l->total, .truncated = l->oversized};
-    if (dl_write(&c->dl, &r, &e) != 0)
-        return fail(c, &e);
+}
+
+static int submit_batch(conv *c)
+{
+    if (pl_batch_lines(c->batch) == 0)
+        return 0;
+    c->next_seq = pl_batch_end_seq(c->batch);
+    pl_submit(c->pl, c->batch);
+    c->batch = pl_batch_get(c->pl);
+    if (c->batch == NULL)
+        return fail(c, &(pq_err){PQ_ENOMEM, "out of memory"});
+    pl_batch_reset(c->batch, c->next_seq);
+    /* Backpressure: reading waits while the workers are behind. */
+    pl_wait_below(c->pl, c->cf.limits.max_buffered_bytes);
     return 0;
 }
 
 static int on_line(void *user, const fr_line *l)
 {
     conv *c = user;
-    pq_err e = {0};
-    char reason[128];
     c->in++;
-    if (l->oversized) {
-        snprintf(reason, sizeof reason, "line of %zu bytes exceeds limits.max_line_bytes (%zu)",
-                 l->total, c->fr.max_line_bytes);
-        return reject(c, l, reason);
-    }
-    if (c->w == NULL && open_file(c) != 0)
-        return -1;
-    int rc = sh_shred_line(c->sh, c->w, l->data, l->len, c->now_us, &e);
-    if (rc == SH_REJECTED)
-        return reject(c, l, e.msg);
-    if (rc < 0)
-        return fail(c, &e);
-    c->written++;
-    const fs_usage u = {
-        .bytes_written = pq_writer_bytes_written(c->w),
-        .bytes_buffered = pq_writer_buffered_bytes(c->w),
-        .rows_written = pq_writer_rows_written(c->w),
-        .rows_buffered = pq_writer_rows_buffered(c->w),
-    };
-    if (fs_rotate_due(&c->rotate, &u))
-        return close_file(c, false);
+    if (pl_batch_add(c->batch, c->source, l->data, l->len, l->total, l->oversized, c->now_us,
+                     l->lineno) != 0)
+        return fail(c, &(pq_err){PQ_ENOMEM, "out of memory"});
+    if (pl_batch_bytes(c->batch) >= BATCH_BYTES || pl_batch_lines(c->batch) >= BATCH_LINES)
+        return submit_batch(c);
     return 0;
 }
 
@@ -456,6 +398,8 @@ static int read_input(conv *c, const char *path, char *buf)
             break;
         }
         if ((rc = fr_push(&c->fr, buf, (size_t)n, on_line, c)) != 0)
+            break;
+        if (pl_failed(c->pl))
             break;
     }
     if (rc == PQ_ENOMEM)
@@ -542,6 +486,39 @@ static int setup_output(conv *c, const args *a, bool config_given)
     return 0;
 }
 
+/* Rotation by max_age, and row groups by age, do not apply (see the
+ * header comment); the other limits are the configuration's. */
+static int start_pipeline(conv *c)
+{
+    pq_err e = {0};
+    const cf_output *o = &c->cf.output;
+    pl_config pc = {
+        .schema = c->cf.schema,
+        .writer = &c->wopts,
+        .out_dir = c->out_dir,
+        .path_template = c->tmpl,
+        .file_name = c->file_mode ? c->out_file : NULL,
+        .row_group = {.max_bytes = o->row_group.max_bytes, .max_rows = o->row_group.max_rows},
+        .rotate = {.max_bytes = o->rotate.max_bytes, .max_rows = o->rotate.max_rows},
+        .publish = PL_PUBLISH_HOLD,
+        .dead_letters = &c->dl,
+        .first_seq = 1,
+        .host = c->host,
+        .max_line_bytes = c->cf.limits.max_line_bytes,
+    };
+    pl_callbacks cb = {.user = c, .on_reject = on_reject};
+    int rc = pl_new(&c->pl, &pc, &cb, &e);
+    if (rc == 0 && (c->batch = pl_batch_get(c->pl)) == NULL)
+        rc = pq_err_set(&e, PQ_ENOMEM, "out of memory");
+    if (rc != 0) {
+        fprintf(stderr, "parqd convert: %s\n", e.msg);
+        return rc == PQ_ENOMEM ? 3 : 1;
+    }
+    c->next_seq = 1;
+    pl_batch_reset(c->batch, c->next_seq);
+    return 0;
+}
+
 static int setup(conv *c, const args *a)
 {
     pq_err e = {0};
@@ -554,8 +531,6 @@ static int setup(conv *c, const args *a)
             rc = cf_config_use_schema_file(&c->cf, a->schema, &e);
     }
     c->cf_loaded = true;
-    if (rc == 0)
-        rc = sc_build_parquet_schema(c->cf.schema, &c->ps, &e);
     if (rc != 0) {
         fprintf(stderr, "parqd: %s\n", e.msg);
         return rc == PQ_ENOMEM ? 3 : 1;
@@ -565,37 +540,43 @@ static int setup(conv *c, const args *a)
         fprintf(stderr, "parqd convert: %s\n", e.msg);
         return rc == PQ_ENOMEM ? 3 : 1;
     }
-    if ((rc = sh_shredder_new(&c->sh, c->cf.schema, &e)) != 0) {
-        fprintf(stderr, "parqd convert: %s\n", e.msg);
-        return rc == PQ_ENOMEM ? 3 : 1;
-    }
     if (fr_init(&c->fr, c->cf.limits.max_line_bytes) != 0) {
         fprintf(stderr, "parqd convert: limits.max_line_bytes must be positive\n");
         return 1;
     }
-    c->rotate = (fs_rotate){.max_bytes = c->cf.output.rotate.max_bytes,
-                            .max_rows = c->cf.output.rotate.max_rows};
     c->pid = (long)getpid();
     if (gethostname(c->host, sizeof c->host) != 0)
         snprintf(c->host, sizeof c->host, "localhost");
     c->host[sizeof c->host - 1] = '\0';
-    return setup_output(c, a, a->config != NULL);
+    rc = setup_output(c, a, a->config != NULL);
+    return rc ? rc : start_pipeline(c);
 }
 
 static void teardown(conv *c)
 {
     abort_all(c, false);
     free(c->done);
+    pl_batch_destroy(c->batch);
+    pl_destroy(c->pl);           /* before the dead letters and keys it borrows */
     if (c->dl_ready)
         dl_free(&c->dl);
     fr_free(&c->fr);
-    sh_shredder_destroy(c->sh);
-    pq_schema_destroy(c->ps);
     kr_keyring_free(&c->keys);
     if (c->cf_loaded)
         cf_config_free(&c->cf);
     free(c->out_dir);
     free(c->out_file);
+}
+
+/* Takes the finished files and the counts from the pipeline. */
+static void finish_counts(conv *c)
+{
+    pl_stats st;
+    pl_get_stats(c->pl, &st);
+    c->written = st.rows;
+    c->rejected = st.rejected;
+    free(c->done);
+    c->done = pl_take_finished(c->pl, &c->n_done);
 }
 
 static void summary(const conv *c, int status)
@@ -612,10 +593,10 @@ static void summary(const conv *c, int status)
     }
     char where[2 * PATH_MAX + 16] = "";
     if (c->n_done == 1)
-        snprintf(where, sizeof where, ": %s", c->done[0].f.final_path);
+        snprintf(where, sizeof where, ": %s", c->done[0].file.final_path);
     else if (c->n_done > 1 && c->file_mode)
-        snprintf(where, sizeof where, ": %s .. %s", c->done[0].f.final_path,
-                 c->done[c->n_done - 1].f.final_path);
+        snprintf(where, sizeof where, ": %s .. %s", c->done[0].file.final_path,
+                 c->done[c->n_done - 1].file.final_path);
     else if (c->n_done > 1)
         snprintf(where, sizeof where, " under %s/", c->out_dir);
     fprintf(stderr, "parqd convert: %" PRIu64 " records in, %" PRIu64 " written, %" PRIu64
@@ -628,7 +609,6 @@ int cmd_convert(int argc, char **argv)
     args a = {0};
     conv c;
     memset(&c, 0, sizeof c);
-    c.cur.fd = -1;
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage();
         return 0;
@@ -662,12 +642,15 @@ int cmd_convert(int argc, char **argv)
     for (size_t i = 0; i < a.n_inputs && !c.failed; i++)
         read_input(&c, a.inputs[i], buf);
     pq_err e = {0};
-    /* Always at least one file, even for empty input (-o FILE promised one);
-     * after a rotation, a last file that got no rows is dropped. */
-    if (!c.failed && c.w == NULL && c.n_done == 0)
-        open_file(&c);
-    if (!c.failed && c.w != NULL)
-        close_file(&c, c.n_done == 0);
+    if (!c.failed)
+        submit_batch(&c);
+    pl_close_files(c.pl);
+    if (pl_drain(c.pl, &e) != 0)
+        fail(&c, &e);
+    finish_counts(&c);
+    /* Always at least one file, even for empty input (-o FILE promised one). */
+    if (!c.failed && c.n_done == 0)
+        write_empty_file(&c);
     if (!c.failed && interrupted)
         fail(&c, &(pq_err){PQ_EIO, "interrupted"});
     /* Dead letters are durable before any output appears. */

@@ -11,7 +11,7 @@
 
 int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);   /* daemon/cmd_convert.c */
-int cmd_run(int argc, char **argv);       /* daemon/cmd_run.c (to come) */
+int cmd_run(int argc, char **argv);       /* daemon/cmd_run.c */
 
 static void usage(FILE *to)
 {
@@ -32,15 +32,6 @@ static int cmd_version(int argc, char **argv)
     return 0;
 }
 
-/* Placeholder until the subcommand's own file lands. */
-static int cmd_not_implemented(int argc, char **argv)
-{
-    (void)argc;
-    fprintf(stderr, "parqd: %s: not implemented yet\n",
-            strcmp(argv[0], "parqd") == 0 ? "daemon mode" : argv[0]);
-    return 3;
-}
-
 static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -51,7 +42,7 @@ static const struct command {
 };
 
 /* The daemon takes no subcommand word: `parqd` or `parqd --config FILE`. */
-static int (*const run_daemon)(int, char **) = cmd_not_implemented; /* -> cmd_run */
+static int (*const run_daemon)(int, char **) = cmd_run;
 
 int main(int argc, char **argv)
 {

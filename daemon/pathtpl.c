@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
-static const char *const placeholders[] = {"host", "pid", "seq"};
-enum { PH_HOST, PH_PID, PH_SEQ, PH_COUNT };
+static const char *const placeholders[] = {"host", "pid", "seq", "uuid"};
+enum { PH_HOST, PH_PID, PH_SEQ, PH_UUID, PH_COUNT };
 
 /* Index of the placeholder starting at s ("{...}"), -1 if unknown, -2 if
  * unterminated; *len is its length including the braces. */
@@ -48,9 +50,9 @@ int pt_check(const char *tmpl, pq_err *err)
                                   "closing '}' in '%s'", i, tmpl);
             if (k < 0)
                 return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: unknown "
-                                  "placeholder '%.*s' (expected {host}, {pid} or {seq}) in "
+                                  "placeholder '%.*s' (expected {host}, {pid}, {seq} or {uuid}) in "
                                   "'%s'", i, (int)len, tmpl + i, tmpl);
-            seq |= k == PH_SEQ;
+            seq |= k == PH_SEQ || k == PH_UUID;
             i += len - 1;
         } else if (ch == '}') {
             return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: '}' without an "
@@ -68,8 +70,8 @@ int pt_check(const char *tmpl, pq_err *err)
         }
     }
     if (!seq)
-        return pq_err_set(err, PQ_EINVAL, "output path must contain {seq}, or files rotated "
-                          "within the same period would collide: '%s'", tmpl);
+        return pq_err_set(err, PQ_EINVAL, "output path must contain {seq} or {uuid}, or files "
+                          "rotated within the same period would collide: '%s'", tmpl);
     return PQ_OK;
 }
 
@@ -122,6 +124,29 @@ static void put(out *o, const char *s, size_t len)
     o->p[o->len] = '\0';
 }
 
+/* RFC 9562 version 4 UUID, lowercase, into out (37 bytes). */
+static size_t uuid_v4(char *out)
+{
+    uint8_t b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+        /* Never blocks once the pool is initialised; fall back to time and pid. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)getpid();
+        for (size_t i = 0; i < sizeof b; i++, x = x * 6364136223846793005u + 1442695040888963407u)
+            b[i] = (uint8_t)(x >> 56);
+    }
+    b[6] = (uint8_t)((b[6] & 0x0F) | 0x40);
+    b[8] = (uint8_t)((b[8] & 0x3F) | 0x80);
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof b; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[n++] = '-';
+        n += (size_t)snprintf(out + n, 3, "%02x", b[i]);
+    }
+    return n;
+}
+
 int pt_render(const char *tmpl, time_t t, const char *host, long pid, uint64_t seq, char *buf,
               size_t n, pq_err *err)
 {
@@ -156,6 +181,8 @@ int pt_render(const char *tmpl, time_t t, const char *host, long pid, uint64_t s
                 }
             } else if (k == PH_PID) {
                 put(&o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%ld", pid));
+            } else if (k == PH_UUID) {
+                put(&o, tmp, uuid_v4(tmp));
             } else {
                 put(&o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%0*" PRIu64, PT_SEQ_DIGITS, seq));
             }

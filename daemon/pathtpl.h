@@ -4,9 +4,10 @@
  *
  * strftime fields are expanded in UTC from the time the file is opened;
  * {host} is the host name ('/' and control characters become '_'), {pid}
- * the process id and {seq} a counter zero-padded to PT_SEQ_DIGITS digits
+ * the process id, {seq} a counter zero-padded to PT_SEQ_DIGITS digits
  * (wider when it outgrows them), which the file sink bumps when a name is
- * already taken, so files never overwrite each other. `%%` is a literal
+ * already taken, so files never overwrite each other, and {uuid} a random
+ * version 4 UUID per file (unique across hosts and restarts). `%%` is a literal
  * '%'. The result is relative to output.dir and must stay inside it.
  *
  * The accepted fields and the checks agree with schema/config.c's
@@ -36,7 +37,7 @@
 #define PT_STRFTIME_FIELDS "YmdHMSjyCGgVuUWwaAbBhepIlkszZFTR%"
 
 /* Validates a template: relative, no '..' component, no empty component,
- * known placeholders only, contains {seq}. Returns 0 or PQ_EINVAL with a
+ * known placeholders only, contains {seq} or {uuid}. Returns 0 or PQ_EINVAL with a
  * message naming the offset and the problem. */
 int pt_check(const char *tmpl, pq_err *err);
 

@@ -113,7 +113,7 @@ static const char path_conversions[] = "YmdHMSjyCGgVuUWwaAbBhepIlkszZFTR%";
 
 int cf_path_check(const char *tmpl, size_t *off, const char **why)
 {
-    static const char *const names[] = {"host", "pid", "seq"};
+    static const char *const names[] = {"host", "pid", "seq", "uuid"};
     bool seq = false;
     *off = 0;
     if (tmpl[0] == '/') {
@@ -132,14 +132,14 @@ int cf_path_check(const char *tmpl, size_t *off, const char **why)
         } else if (ch == '{') {
             const char *close = strchr(tmpl + i, '}');
             size_t k = 0, len = close ? (size_t)(close - tmpl - i - 1) : 0;
-            while (close && k < 3 && (strlen(names[k]) != len || strncmp(names[k], tmpl + i + 1, len)))
+            while (close && k < 4 && (strlen(names[k]) != len || strncmp(names[k], tmpl + i + 1, len)))
                 k++;
-            if (close == NULL || k == 3) {
-                *why = close ? "unknown placeholder (expected {host}, {pid} or {seq})"
+            if (close == NULL || k == 4) {
+                *why = close ? "unknown placeholder (expected {host}, {pid}, {seq} or {uuid})"
                              : "'{' without a closing '}'";
                 return PQ_EINVAL;
             }
-            seq |= k == 2;
+            seq |= k >= 2;
             i += len + 1;
         } else if (ch == '}') {
             *why = "'}' without an opening '{'";
@@ -158,7 +158,7 @@ int cf_path_check(const char *tmpl, size_t *off, const char **why)
     }
     if (!seq) {
         *off = strlen(tmpl);
-        *why = "must contain {seq}, or files rotated within the same period would collide";
+        *why = "must contain {seq} or {uuid}, or files rotated within the same period would collide";
         return PQ_EINVAL;
     }
     return PQ_OK;

@@ -225,8 +225,9 @@ static void test_path_template_checks(void **state)
     assert_int_equal(cf_path_check("dt=%Y-%m-%d/hour=%H/{host}-{pid}-{seq}.parquet", &off, &why), 0);
     assert_int_equal(cf_path_check("{seq}.parquet", &off, &why), 0);
     assert_int_equal(cf_path_check("100%%/{seq}", &off, &why), 0);
-    assert_path_error("{host}-{pod}-{seq}", 7, "unknown placeholder (expected {host}, {pid} or {seq})");
-    assert_path_error("{host}.parquet", 14, "must contain {seq}, or files rotated within the same "
+    assert_int_equal(cf_path_check("dt=%F/{host}-{uuid}.parquet", &off, &why), 0);
+    assert_path_error("{host}-{pod}-{seq}", 7, "unknown placeholder (expected {host}, {pid}, {seq} or {uuid})");
+    assert_path_error("{host}.parquet", 14, "must contain {seq} or {uuid}, or files rotated within the same "
                       "period would collide");
     assert_path_error("/abs/{seq}", 0, "must be relative to output.dir");
     assert_path_error("a/../{seq}", 2, "'..' would leave output.dir");

@@ -92,6 +92,28 @@ static void test_pathtpl_host_slashes_and_controls_become_underscores(void **sta
     assert_non_null(strstr(err.msg, "'..'"));
 }
 
+/* {uuid}: RFC 9562 version 4 (version nibble 4, variant bits 10), fresh
+ * per render, and enough on its own to keep names unique. */
+static void test_pathtpl_uuid_is_a_fresh_v4_per_file(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    char a[128], b[128];
+    assert_int_equal(pt_render("x/{uuid}.parquet", T, "h", 1, 0, a, sizeof a, &err), 0);
+    assert_int_equal(pt_render("x/{uuid}.parquet", T, "h", 1, 0, b, sizeof b, &err), 0);
+    assert_int_equal(strlen(a), strlen("x/") + 36 + strlen(".parquet"));
+    assert_string_not_equal(a, b);
+    const char *u = a + 2;
+    for (size_t i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23)
+            assert_int_equal(u[i], '-');
+        else
+            assert_non_null(strchr("0123456789abcdef", u[i]));
+    }
+    assert_int_equal(u[14], '4');
+    assert_non_null(strchr("89ab", u[19]));
+}
+
 static void test_pathtpl_unknown_placeholders_are_refused(void **state)
 {
     (void)state;
@@ -104,7 +126,7 @@ static void test_pathtpl_unknown_placeholders_are_refused(void **state)
     expect_error("%-d-{seq}", PQ_EINVAL, "unsupported field");
     expect_error("%n{seq}", PQ_EINVAL, "unsupported field");
     expect_error("{seq}%", PQ_EINVAL, "unsupported field");
-    expect_error("data.parquet", PQ_EINVAL, "must contain {seq}");
+    expect_error("data.parquet", PQ_EINVAL, "must contain {seq} or {uuid}");
 }
 
 static void test_pathtpl_traversal_and_absolute_paths_are_refused(void **state)
@@ -151,6 +173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pathtpl_design_example),
+        cmocka_unit_test(test_pathtpl_uuid_is_a_fresh_v4_per_file),
         cmocka_unit_test(test_pathtpl_strftime_fields_are_utc),
         cmocka_unit_test(test_pathtpl_seq_is_zero_padded_to_six_and_grows),
         cmocka_unit_test(test_pathtpl_host_slashes_and_controls_become_underscores),

@@ -1,0 +1,92 @@
+/* daemon.h - the running daemon's state, shared by cmd_run.c (start,
+ * signals, reload, shutdown) and ingest.c (lines from sockets and the
+ * spool into the pipeline).
+ *
+ * Threads: everything here belongs to the loop thread, except what the
+ * pipeline's callbacks touch from worker threads: the spool (under
+ * spool_mu), the failure record (under fail_mu) and the wake-up async. */
+#ifndef PQ_DAEMON_H
+#define PQ_DAEMON_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "deadletter.h"
+#include "keyring.h"
+#include "listener.h"
+#include "metrics.h"
+#include "pipeline.h"
+#include "spool.h"
+
+/* Lines per batch handed to the pipeline: one worker shreds a batch. */
+#define DM_BATCH_BYTES ((size_t)1 << 20)
+#define DM_BATCH_INTERVAL_MS 100      /* a partial batch waits at most this long */
+#define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
+#define DM_RETRY_MAX_MS 30000
+
+typedef struct dm_daemon {
+    uv_loop_t *loop;
+    char *config_path;               /* NULL: built-in defaults */
+    cf_config cf;
+    bool cf_loaded;
+    /* write path */
+    kr_keyring keys;
+    pq_writer_opts wopts;
+    dl_file dl;
+    bool dl_ready;
+    pl_pipeline *pl;
+    pl_batch *batch;                 /* live mode: being filled */
+    char host[256];
+    /* spool (loop thread; workers take spool_mu for the checkpoint) */
+    sp_spool *spool;
+    pthread_mutex_t spool_mu;
+    bool live;                       /* new lines go straight into batches;
+                                        false: replaying from the spool */
+    uint64_t replay_next;            /* replay: next seq to hand on */
+    sp_reader *reader;
+    bool spool_broken;               /* the last flush failed */
+    /* ingest */
+    ls_server *ls;
+    mt_server *mt;
+    bool paused;                     /* backpressure */
+    int64_t paused_since_us;
+    int64_t now_us;                  /* receive time of the current read */
+    bool now_valid;
+    /* failure and retry */
+    pthread_mutex_t fail_mu;
+    bool fail_seen;                  /* set by on_failure, read by the loop */
+    uint64_t fail_resume;
+    pq_err fail_err;
+    bool retry_pending;
+    uint64_t retry_ms;
+    /* handles */
+    uv_async_t wake;                 /* from workers: progress, failure */
+    uv_timer_t batch_timer, tick_timer, retry_timer, watchdog_timer;
+    uv_signal_t sig_term, sig_int, sig_hup;
+    uv_idle_t replay_idle;
+    bool stopping;
+    int exit_status;
+} dm_daemon;
+
+/* ingest.c */
+int dm_on_line(void *user, const char *source, const fr_line *line);
+void dm_on_read_done(void *user);
+/* Flushes the spool (and fsyncs it with sync); on failure reading pauses
+ * until a flush works. 0 or the error. */
+int dm_flush_spool(dm_daemon *d, bool sync);
+/* Submits the current batch (flushing and, per spool.sync, syncing the
+ * spool first). */
+void dm_submit_batch(dm_daemon *d);
+/* Pauses or resumes reading by the buffered bytes. */
+void dm_check_backpressure(dm_daemon *d);
+/* Starts replaying the spool from seq `from` (startup, after a failure). */
+void dm_start_replay(dm_daemon *d, uint64_t from);
+/* Replays synchronously to the end (shutdown). 0, or -1 when the pipeline
+ * failed. */
+int dm_replay_all(dm_daemon *d);
+int64_t dm_now_us(void);
+
+#endif

@@ -1,0 +1,298 @@
+/* ingest.c - lines from the listeners into the spool and on to the
+ * pipeline, on the loop thread (daemon.h).
+ *
+ * Every accepted line is appended to the spool and gets the next seq.
+ * Live mode: the line is also copied into the current batch, which goes to
+ * the pipeline once it is DM_BATCH_BYTES large or DM_BATCH_INTERVAL_MS old,
+ * and only after the spool holds it (flushed, and fsynced per spool.sync).
+ * Replay mode (at start with spool records past the watermark, or after a
+ * write failure): lines only go to the spool, and an idle handle reads the
+ * spool back into batches from the resume point while the pipeline has
+ * room; when it reaches the end, live mode starts again. So the pipeline
+ * always receives one gap-free, ordered stream of seqs.
+ *
+ * Oversized lines never enter the spool (only their first max_line_bytes
+ * were kept): they go straight to the dead letters. */
+#include "daemon.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "counters.h"
+#include "health.h"
+#include "log.h"
+
+int64_t dm_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t read_time(dm_daemon *d)
+{
+    if (!d->now_valid) {
+        d->now_us = dm_now_us();
+        d->now_valid = true;
+    }
+    return d->now_us;
+}
+
+static void reject_oversized(dm_daemon *d, const char *source, const fr_line *l)
+{
+    char reason[128];
+    pq_err e = {0};
+    snprintf(reason, sizeof reason, "line of %zu bytes exceeds limits.max_line_bytes (%zu)",
+             l->total, d->cf.limits.max_line_bytes);
+    dl_record r = {.ts_us = read_time(d), .source = source, .reason = reason, .raw = l->data,
+                   .raw_len = l->len, .bytes = l->total, .truncated = true};
+    dm_add(&dm_counters_global.records_rejected[DM_REJECT_TOO_LONG], 1);
+    if (pl_reject_direct(d->pl, &r, &e) != 0) {
+        dm_health_set(DM_HEALTH_DEADLETTER, "%s", e.msg);
+        lg_error("dead letters: %s (a %zu-byte line from %s is lost)", e.msg, l->total, source);
+    }
+}
+
+int dm_on_line(void *user, const char *source, const fr_line *l)
+{
+    dm_daemon *d = user;
+    pq_err e = {0};
+    uint64_t seq;
+    if (l->oversized) {
+        reject_oversized(d, source, l);
+        return 0;
+    }
+    int64_t t = read_time(d);
+    pthread_mutex_lock(&d->spool_mu);
+    int rc = sp_append(d->spool, t, source, strlen(source), l->data, l->len, &seq, &e);
+    pthread_mutex_unlock(&d->spool_mu);
+    if (rc != 0) {
+        lg_error("spool: %s", e.msg);
+        return rc;               /* closes this connection: its line is not accepted */
+    }
+    if (d->live && pl_batch_add(d->batch, source, l->data, l->len, l->len, false, t, 0) != 0) {
+        /* Out of memory: the line is in the spool; replay picks it up. */
+        lg_error("out of memory batching lines; replaying from the spool");
+        d->live = false;
+        dm_start_replay(d, seq - pl_batch_lines(d->batch));
+    }
+    return 0;
+}
+
+/* Flushes the spool; on failure pauses reading until a flush works. */
+int dm_flush_spool(dm_daemon *d, bool sync)
+{
+    pq_err e = {0};
+    pthread_mutex_lock(&d->spool_mu);
+    int rc = sp_flush(d->spool, &e);
+    if (rc == 0 && sync)
+        rc = sp_sync(d->spool, &e);
+    uint64_t disk = sp_disk_bytes(d->spool);
+    pthread_mutex_unlock(&d->spool_mu);
+    dm_set(&dm_counters_global.spool_bytes, disk);
+    if (rc == 0) {
+        if (d->spool_broken) {
+            lg_info("spool: writing again");
+            dm_health_clear(DM_HEALTH_SPOOL);
+            d->spool_broken = false;
+            dm_check_backpressure(d);
+        }
+        return 0;
+    }
+    dm_add(&dm_counters_global.spool_write_errors, 1);
+    if (!d->spool_broken)
+        lg_error("spool: %s; reading paused until it can be written", e.msg);
+    dm_health_set(DM_HEALTH_SPOOL, "%s", e.msg);
+    d->spool_broken = true;
+    dm_check_backpressure(d);
+    return rc;
+}
+
+void dm_submit_batch(dm_daemon *d)
+{
+    if (!d->live || d->batch == NULL || pl_batch_lines(d->batch) == 0)
+        return;
+    if (dm_flush_spool(d, d->cf.spool.sync == CF_SYNC_BATCH) != 0)
+        return;                  /* not durable yet: keep it */
+    uint64_t end = pl_batch_end_seq(d->batch);
+    pl_submit(d->pl, d->batch);
+    d->batch = pl_batch_get(d->pl);
+    if (d->batch == NULL) {
+        lg_error("out of memory for a batch; replaying from the spool");
+        d->live = false;
+        dm_start_replay(d, end);
+        return;
+    }
+    pl_batch_reset(d->batch, end);
+    dm_check_backpressure(d);
+}
+
+/* Every read ends with a flush, so a line is in the kernel's hands (and
+ * survives kill -9) before the next read; with sync: always it is also on
+ * disk before anything else happens. */
+void dm_on_read_done(void *user)
+{
+    dm_daemon *d = user;
+    d->now_valid = false;
+    if (dm_flush_spool(d, d->cf.spool.sync == CF_SYNC_ALWAYS) != 0)
+        return;
+    if (d->live && pl_batch_bytes(d->batch) >= DM_BATCH_BYTES)
+        dm_submit_batch(d);
+}
+
+/* ---- backpressure --------------------------------------------------------- */
+
+void dm_check_backpressure(dm_daemon *d)
+{
+    size_t limit = d->cf.limits.max_buffered_bytes;
+    size_t buffered = pl_buffered_bytes(d->pl);
+    bool over = buffered >= limit || d->spool_broken ||
+                (!d->live && sp_pending_bytes(d->spool) >= limit / 4);
+    if (over && !d->paused) {
+        d->paused = true;
+        d->paused_since_us = dm_now_us();
+        ls_server_pause(d->ls);
+        /* Rows waiting in a half-full row group count too: write them out
+         * so the buffer can drain. */
+        pl_flush_rowgroup(d->pl);
+        dm_set(&dm_counters_global.backpressure_active, 1);
+        dm_health_set(DM_HEALTH_BACKPRESSURE, "reading paused: %zu bytes buffered (limit %zu)%s",
+                      buffered, limit, d->spool_broken ? ", spool not writable" : "");
+        lg_debug("backpressure: reading paused (%zu bytes buffered)", buffered);
+    } else if (!over && d->paused && buffered <= limit / 4 * 3) {
+        d->paused = false;
+        ls_server_resume(d->ls);
+        dm_add(&dm_counters_global.backpressure_us, (uint64_t)(dm_now_us() - d->paused_since_us));
+        dm_set(&dm_counters_global.backpressure_active, 0);
+        dm_health_clear(DM_HEALTH_BACKPRESSURE);
+        lg_debug("backpressure: reading resumed");
+    }
+}
+
+/* ---- replay ------------------------------------------------------------------ */
+
+/* Reads spool records into one batch; returns 1 when the spool's end was
+ * reached, 0 when the batch is full, < 0 on a read error. */
+static int replay_batch(dm_daemon *d, pl_batch *b)
+{
+    pq_err e = {0};
+    sp_record r;
+    for (;;) {
+        pthread_mutex_lock(&d->spool_mu);
+        int rc = sp_reader_next(d->reader, &r, &e);
+        pthread_mutex_unlock(&d->spool_mu);
+        if (rc == 0)
+            return 1;
+        if (rc == PQ_EPARSE) {
+            lg_error("spool: %s; the records after it in that segment are lost", e.msg);
+            continue;
+        }
+        if (rc < 0) {
+            lg_error("spool: replay: %s", e.msg);
+            return rc;
+        }
+        if (r.seq < d->replay_next)
+            continue;
+        if (pl_batch_lines(b) == 0)
+            pl_batch_reset(b, r.seq);
+        char source[SP_SOURCE_MAX + 1];
+        snprintf(source, sizeof source, "%.*s", (int)r.source_len, r.source);
+        if (pl_batch_add(b, source, r.line, r.len, r.len, false, r.ingest_us, 0) != 0)
+            return PQ_ENOMEM;
+        d->replay_next = r.seq + 1;
+        dm_add(&dm_counters_global.spool_records_replayed, 1);
+        if (pl_batch_bytes(b) >= DM_BATCH_BYTES)
+            return 0;
+    }
+}
+
+static void close_reader(dm_daemon *d)
+{
+    if (d->reader != NULL) {
+        pthread_mutex_lock(&d->spool_mu);
+        sp_reader_close(d->reader);
+        pthread_mutex_unlock(&d->spool_mu);
+        d->reader = NULL;
+    }
+}
+
+/* One step: one batch, if the pipeline has room. Returns 1 when done. */
+static int replay_step(dm_daemon *d)
+{
+    if (pl_buffered_bytes(d->pl) >= d->cf.limits.max_buffered_bytes / 2)
+        return 0;
+    if (dm_flush_spool(d, false) != 0)
+        return 0;
+    pl_batch *b = pl_batch_get(d->pl);
+    if (b == NULL)
+        return 0;
+    pl_batch_reset(b, d->replay_next);
+    int rc = replay_batch(d, b);
+    if (rc < 0) {
+        pl_batch_destroy(b);
+        return 0;                /* retried at the next step */
+    }
+    if (pl_batch_lines(b) > 0)
+        pl_submit(d->pl, b);
+    else
+        pl_batch_destroy(b);
+    if (rc == 0)
+        return 0;
+    /* At the end of what was flushed: everything appended is flushed (the
+     * flush above ran on this thread, and appends happen only here). */
+    close_reader(d);
+    d->live = true;
+    pl_batch_reset(d->batch, d->replay_next);
+    lg_info("spool: replay done, up to seq %llu", (unsigned long long)d->replay_next);
+    return 1;
+}
+
+static void on_replay_idle(uv_idle_t *h)
+{
+    dm_daemon *d = h->data;
+    if (d->stopping || pl_failed(d->pl))
+        return;
+    if (replay_step(d) == 1)
+        uv_idle_stop(h);
+}
+
+static int open_reader(dm_daemon *d, uint64_t from)
+{
+    pq_err e = {0};
+    close_reader(d);
+    pthread_mutex_lock(&d->spool_mu);
+    int rc = sp_reader_open(&d->reader, d->spool, from, &e);
+    pthread_mutex_unlock(&d->spool_mu);
+    if (rc != 0) {
+        d->reader = NULL;
+        lg_error("spool: cannot replay from seq %llu: %s", (unsigned long long)from, e.msg);
+    }
+    return rc;
+}
+
+void dm_start_replay(dm_daemon *d, uint64_t from)
+{
+    d->live = false;
+    d->replay_next = from;
+    if (d->batch != NULL)
+        pl_batch_reset(d->batch, from);
+    if (open_reader(d, from) != 0)
+        return;
+    uv_idle_start(&d->replay_idle, on_replay_idle);
+}
+
+int dm_replay_all(dm_daemon *d)
+{
+    uv_idle_stop(&d->replay_idle);
+    if (d->live)
+        return 0;
+    if (d->reader == NULL && open_reader(d, d->replay_next) != 0)
+        return -1;
+    while (!pl_failed(d->pl)) {
+        pl_wait_below(d->pl, d->cf.limits.max_buffered_bytes / 2);
+        if (replay_step(d) == 1)
+            return 0;
+    }
+    return -1;
+}

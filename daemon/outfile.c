@@ -1,0 +1,192 @@
+/* outfile.c - the pipeline's output files: named from the path template
+ * at the first record's ingestion time, opened by the assembler (a hidden
+ * temporary file, filesink.h), closed and published by the writer: footer
+ * with the file's spool range, fsync, then (daemon) the spool's publish
+ * intent, a no-overwrite rename and the directory fsync, or (convert) kept
+ * hidden for the caller. Also the dead-letter appends, under their lock.
+ *
+ * Threads: pl_file_open runs with the assembly token, pl_file_close with
+ * the write token; neither holds the pipeline lock except to touch the
+ * shared lists. */
+#include "pipeline_int.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters.h"
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int render_name(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    if (p->file_name != NULL) {
+        snprintf(f->name, sizeof f->name, "%s", p->file_name);
+        return 0;
+    }
+    uint64_t seq = atomic_fetch_add(&p->file_seq, 1) + 1;
+    return pt_render(p->tmpl, f->first_time, p->host, p->pid, seq, f->name, sizeof f->name, err);
+}
+
+int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err *err)
+{
+    pl_file *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    f->fs.fd = -1;
+    f->first_time = (time_t)(first_ingest_us / 1000000);
+    f->opened_us = mono_us();
+    int rc = render_name(p, f, err);
+    rc = rc ? rc : fs_open(&f->fs, p->out_dir, f->name, err);
+    if (rc != 0) {
+        free(f);
+        return rc;
+    }
+    if ((rc = pq_writer_open(&f->w, p->ps, &p->wopts, fs_sink(&f->fs), err)) != 0) {
+        f->w = NULL;
+        pl_file_abort(f);
+        return rc;
+    }
+    pthread_mutex_lock(&p->mu);
+    f->next_live = p->files;
+    p->files = f;
+    pthread_mutex_unlock(&p->mu);
+    *out = f;
+    return 0;
+}
+
+void pl_file_abort(pl_file *f)
+{
+    if (f == NULL)
+        return;
+    pq_writer_destroy(f->w);
+    fs_abort(&f->fs, NULL);
+    fs_free(&f->fs);
+    free(f);
+}
+
+/* Lock held. */
+static void unlink_live(pl_pipeline *p, pl_file *f)
+{
+    for (pl_file **q = &p->files; *q != NULL; q = &(*q)->next_live) {
+        if (*q == f) {
+            *q = f->next_live;
+            return;
+        }
+    }
+}
+
+/* Footer (with the spool range in the key-value metadata), fsync. */
+static int finish(pl_pipeline *p, pl_file *f, uint64_t *bytes, pq_err *err)
+{
+    char range[48];
+    snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, f->first_seq, f->end_seq);
+    int rc = pq_writer_add_metadata(f->w, "parqd.spool", range, err);
+    rc = rc ? rc : pq_writer_close(f->w, err);
+    *bytes = pq_writer_bytes_written(f->w);
+    pq_writer_destroy(f->w);
+    f->w = NULL;
+    rc = rc ? rc : fs_finish(&f->fs, err);
+    if (rc == 0 && p->cfg.dead_letters != NULL) {
+        /* Rejected lines of this range are durable before the spool forgets them. */
+        pthread_mutex_lock(&p->dl_mu);
+        rc = dl_sync(p->cfg.dead_letters, err);
+        pthread_mutex_unlock(&p->dl_mu);
+    }
+    return rc;
+}
+
+static int publish(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    for (;;) {
+        char path[PATH_MAX + PT_PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", p->out_dir, f->name);
+        int rc = 0;
+        if (p->cb.on_publish_intent != NULL)
+            rc = p->cb.on_publish_intent(p->cb.user, path, f->end_seq, err);
+        rc = rc ? rc : fs_commit(&f->fs, f->name, err);
+        if (rc != FS_EXISTS)
+            return rc;
+        if (p->file_name != NULL)
+            return pq_err_set(err, PQ_EIO, "output file %s already exists; not overwriting it",
+                              path);
+        if ((rc = render_name(p, f, err)) != 0)
+            return rc;
+    }
+}
+
+static int hold(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    if (p->n_finished == p->cap_finished) {
+        size_t cap = p->cap_finished ? p->cap_finished * 2 : 8;
+        pl_finished *n = realloc(p->finished, cap * sizeof *n);
+        if (n == NULL)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+        p->finished = n;
+        p->cap_finished = cap;
+    }
+    pl_finished *d = &p->finished[p->n_finished++];
+    d->file = f->fs;             /* finished: no sink points at it any more */
+    memcpy(d->name, f->name, sizeof d->name);
+    d->first_time = f->first_time;
+    d->rows = f->rows;
+    return 0;
+}
+
+int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    uint64_t bytes = 0;
+    int rc = finish(p, f, &bytes, err);
+    if (rc == 0 && p->cfg.publish == PL_PUBLISH_EACH)
+        rc = publish(p, f, err);
+    if (rc != 0)
+        return rc;               /* cleanup removes the file */
+    if (p->cfg.publish == PL_PUBLISH_EACH) {
+        dm_add(&dm_counters_global.files_written, 1);
+        dm_add(&dm_counters_global.bytes_written, bytes);
+        if (p->cb.on_published != NULL)
+            p->cb.on_published(p->cb.user, f->fs.final_path, f->end_seq, f->rows, bytes);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (p->cfg.publish == PL_PUBLISH_HOLD)
+        rc = hold(p, f, err);
+    if (rc == 0) {
+        unlink_live(p, f);
+        p->committed = f->end_seq;
+        p->stats.files++;
+        p->stats.bytes += bytes;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (rc != 0)
+        return rc;
+    if (p->cfg.publish == PL_PUBLISH_EACH)
+        fs_free(&f->fs);
+    free(f);
+    return 0;
+}
+
+int pl_dead_letter(pl_pipeline *p, const dl_record *r, pq_err *err)
+{
+    dl_file *dl = p->cfg.dead_letters;
+    if (dl == NULL)
+        return pq_err_set(err, PQ_EINVAL, "pipeline: a record was rejected and there is no "
+                          "dead-letter file");
+    if (dl->fd < 0 && fs_mkdirs_for(dl->path, err) != 0)
+        return PQ_EIO;
+    return dl_write(dl, r, err);
+}
+
+int pl_reject_direct(pl_pipeline *p, const dl_record *r, pq_err *err)
+{
+    pthread_mutex_lock(&p->dl_mu);
+    int rc = pl_dead_letter(p, r, err);
+    pthread_mutex_unlock(&p->dl_mu);
+    return rc;
+}

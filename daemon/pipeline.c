@@ -1,0 +1,487 @@
+/* pipeline.c - the worker pool and the order of work (pipeline.h has the
+ * stages and the threads that run them).
+ *
+ * One mutex guards the queues; the work itself runs outside it. Two
+ * stages must stay in order, so each has a token that one worker holds
+ * at a time: assembly (p->assembling) and writing (p->writing). A worker
+ * looks for work in this order: assemble, write, encode, shred, so data
+ * already in memory moves on before more is taken in.
+ *
+ * Requests that must happen after the batches submitted before them
+ * (close the files, flush the row group, age checks) travel as marker
+ * batches in the same ordered list, so they never overtake data.
+ *
+ * Memory: batches, row buffers and encode buffers are pooled and reused;
+ * in steady state nothing is allocated per line or per value. */
+#include "pipeline_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "counters.h"
+
+/* ---- pools (lock held) ------------------------------------------------- */
+
+pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
+{
+    if (p->n_pool > 0)
+        return p->pool[--p->n_pool];
+    pq_rowgroup *rg;
+    return pq_rowgroup_new(&rg, p->ps, err) == 0 ? rg : NULL;
+}
+
+/* Keeps up to PL_POOL_MAX buffers (with their capacity) for reuse. */
+void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
+{
+    if (rg == NULL)
+        return;
+    if (p->n_pool == PL_POOL_MAX) {
+        pq_rowgroup_destroy(rg);
+        return;
+    }
+    pq_rowgroup_reset(rg);
+    p->pool[p->n_pool++] = rg;
+}
+
+pl_batch *pl_batch_get(pl_pipeline *p)
+{
+    pthread_mutex_lock(&p->mu);
+    pl_batch *b = p->free_batches;
+    if (b != NULL)
+        p->free_batches = b->next;
+    pthread_mutex_unlock(&p->mu);
+    if (b == NULL)
+        b = pl_batch_new();
+    if (b != NULL) {
+        b->next = NULL;
+        b->marker = PL_MARK_NONE;
+    }
+    return b;
+}
+
+void pl_batch_put(pl_pipeline *p, pl_batch *b)
+{
+    pl_rowgroup_put(p, b->rows);
+    b->rows = NULL;
+    pl_batch_reset(b, 0);
+    b->next = p->free_batches;
+    p->free_batches = b;
+}
+
+/* ---- failure ------------------------------------------------------------- */
+
+void pl_fail(pl_pipeline *p, const pq_err *e)
+{
+    if (!p->failed) {
+        p->failed = true;
+        p->cleanup_pending = true;
+        p->fail_err = *e;
+        dm_add(&dm_counters_global.write_errors, 1);
+    }
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->done_cv);
+}
+
+static bool cleanup_possible(const pl_pipeline *p)
+{
+    return p->cleanup_pending && !p->assembling && !p->writing && p->busy == 0;
+}
+
+/* Drops everything not yet published; every worker is idle. */
+static void cleanup(pl_pipeline *p)
+{
+    while (p->order_head != NULL) {
+        pl_batch *b = p->order_head;
+        p->order_head = b->next;
+        pl_batch_put(p, b);
+    }
+    p->order_tail = NULL;
+    p->shred_head = p->shred_tail = NULL;
+    p->queued_batches = 0;
+    dm_set(&dm_counters_global.queue_batches, 0);
+    while (p->job_head != NULL) {
+        pl_job *j = p->job_head;
+        p->job_head = j->next;
+        pl_rowgroup_put(p, j->rg);
+        j->rg = NULL;
+        pl_job_put(p, j);
+    }
+    p->job_tail = p->encode_head = p->encode_tail = NULL;
+    while (p->files != NULL) {
+        pl_file *f = p->files;
+        p->files = f->next_live;
+        pl_file_abort(f);
+    }
+    p->cur_file = NULL;
+    pl_rowgroup_put(p, p->cur_rg);
+    p->cur_rg = NULL;
+    p->next_seq = p->committed;
+    p->expect_seq = p->committed;
+    p->buffered_input = 0;
+    p->pending_rows_mem = 0;
+    p->cur_rg_mem = 0;
+    pl_update_buffered(p);
+    p->cleanup_pending = false;
+}
+
+/* ---- workers -------------------------------------------------------------- */
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void run_encode(pl_pipeline *p, pl_job *j)
+{
+    pq_err e = {0};
+    int rc = pq_writer_encode(j->file->w, j->rg, j->ordinal, j->enc, &e);
+    pthread_mutex_lock(&p->mu);
+    pl_rowgroup_put(p, j->rg);
+    j->rg = NULL;
+    j->ready = true;
+    if (rc != 0)
+        pl_fail(p, &e);
+}
+
+static void run_shred(pl_pipeline *p, pl_worker *wk, pl_batch *b)
+{
+    pl_shred_batch(p, wk, b);
+    pthread_mutex_lock(&p->mu);
+    b->shredded = true;
+}
+
+/* Takes one piece of work, does it without the lock, and returns with the
+ * lock held. Returns false when there is nothing to do. */
+static bool work_once(pl_pipeline *p, pl_worker *wk)
+{
+    if (p->failed)
+        return false;
+    if (!p->assembling && p->order_head != NULL && p->order_head->shredded) {
+        pl_assemble_run(p);
+        return true;
+    }
+    if (!p->writing && p->job_head != NULL && p->job_head->ready) {
+        pl_write_run(p);
+        return true;
+    }
+    pl_job *j = p->encode_head;
+    pl_batch *b = p->shred_head;
+    if (j == NULL && b == NULL)
+        return false;
+    if (j != NULL) {
+        p->encode_head = j->next_encode;
+        if (p->encode_head == NULL)
+            p->encode_tail = NULL;
+    } else {
+        p->shred_head = b->next_shred;
+        if (p->shred_head == NULL)
+            p->shred_tail = NULL;
+        dm_set(&dm_counters_global.queue_batches, --p->queued_batches);
+    }
+    p->busy++;
+    pthread_mutex_unlock(&p->mu);
+    int64_t t0 = mono_us();
+    if (j != NULL)
+        run_encode(p, j);
+    else
+        run_shred(p, wk, b);
+    dm_add(&dm_counters_global.worker_busy_us, (uint64_t)(mono_us() - t0));
+    p->busy--;
+    pthread_cond_broadcast(&p->work_cv);
+    return true;
+}
+
+static void *worker_main(void *arg)
+{
+    pl_worker *wk = arg;
+    pl_pipeline *p = wk->p;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stopping) {
+        if (cleanup_possible(p)) {
+            cleanup(p);
+            uint64_t resume = p->committed;
+            pq_err e = p->fail_err;
+            pthread_cond_broadcast(&p->done_cv);
+            pthread_mutex_unlock(&p->mu);
+            if (p->cb.on_failure != NULL)
+                p->cb.on_failure(p->cb.user, resume, &e);
+            if (p->cb.on_progress != NULL)
+                p->cb.on_progress(p->cb.user);
+            pthread_mutex_lock(&p->mu);
+            continue;
+        }
+        if (!work_once(p, wk))
+            pthread_cond_wait(&p->work_cv, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ---- submission ------------------------------------------------------------ */
+
+static void enqueue(pl_pipeline *p, pl_batch *b)
+{
+    b->next = NULL;
+    b->next_shred = NULL;
+    if (p->order_tail != NULL)
+        p->order_tail->next = b;
+    else
+        p->order_head = b;
+    p->order_tail = b;
+    if (b->marker != PL_MARK_NONE) {
+        b->shredded = true;
+    } else {
+        if (p->shred_tail != NULL)
+            p->shred_tail->next_shred = b;
+        else
+            p->shred_head = b;
+        p->shred_tail = b;
+        dm_set(&dm_counters_global.queue_batches, ++p->queued_batches);
+    }
+    pthread_cond_signal(&p->work_cv);
+}
+
+void pl_submit(pl_pipeline *p, pl_batch *b)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->failed || b->first_seq != p->expect_seq) {
+        /* Dropped: it will be replayed from the spool once the owner resumes
+         * (a seq gap can only follow a failure the owner has not seen yet). */
+        pl_batch_put(p, b);
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    p->expect_seq = pl_batch_end_seq(b);
+    p->buffered_input += b->text.len;
+    pl_update_buffered(p);
+    enqueue(p, b);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void submit_marker(pl_pipeline *p, int marker)
+{
+    pl_batch *b = pl_batch_get(p);
+    pthread_mutex_lock(&p->mu);
+    if (b == NULL) {
+        pl_fail(p, &(pq_err){PQ_ENOMEM, "pipeline: out of memory"});
+    } else if (p->failed) {
+        pl_batch_put(p, b);
+    } else {
+        pl_batch_reset(b, p->expect_seq);
+        b->marker = marker;
+        enqueue(p, b);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_tick(pl_pipeline *p) { submit_marker(p, PL_MARK_TICK); }
+void pl_close_files(pl_pipeline *p) { submit_marker(p, PL_MARK_CLOSE); }
+void pl_flush_rowgroup(pl_pipeline *p) { submit_marker(p, PL_MARK_FLUSH); }
+
+static bool idle(const pl_pipeline *p)
+{
+    return p->order_head == NULL && p->job_head == NULL && !p->assembling && !p->writing &&
+           p->busy == 0;
+}
+
+int pl_drain(pl_pipeline *p, pq_err *err)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!(p->failed && !p->cleanup_pending) && !(idle(p) && !p->failed))
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    int rc = 0;
+    if (p->failed) {
+        rc = p->fail_err.code ? p->fail_err.code : PQ_EIO;
+        if (err != NULL)
+            *err = p->fail_err;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+void pl_wait_below(pl_pipeline *p, size_t limit)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!p->failed && p->buffered > limit)
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+size_t pl_buffered_bytes(const pl_pipeline *p)
+{
+    return atomic_load_explicit(&p->buffered_atomic, memory_order_relaxed);
+}
+
+bool pl_failed(const pl_pipeline *p)
+{
+    pl_pipeline *q = (pl_pipeline *)p;
+    pthread_mutex_lock(&q->mu);
+    bool f = q->failed;
+    pthread_mutex_unlock(&q->mu);
+    return f;
+}
+
+void pl_resume(pl_pipeline *p)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->failed && !p->cleanup_pending) {
+        p->failed = false;
+        memset(&p->fail_err, 0, sizeof p->fail_err);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_get_stats(const pl_pipeline *p, pl_stats *out)
+{
+    pl_pipeline *q = (pl_pipeline *)p;
+    pthread_mutex_lock(&q->mu);
+    *out = q->stats;
+    pthread_mutex_unlock(&q->mu);
+}
+
+pl_finished *pl_take_finished(pl_pipeline *p, size_t *n)
+{
+    pthread_mutex_lock(&p->mu);
+    pl_finished *f = p->finished;
+    *n = p->n_finished;
+    p->finished = NULL;
+    p->n_finished = p->cap_finished = 0;
+    pthread_mutex_unlock(&p->mu);
+    return f;
+}
+
+/* Lock held. */
+void pl_update_buffered(pl_pipeline *p)
+{
+    p->buffered = p->buffered_input + p->pending_rows_mem + p->cur_rg_mem;
+    atomic_store_explicit(&p->buffered_atomic, p->buffered, memory_order_relaxed);
+    dm_set(&dm_counters_global.buffered_bytes, p->buffered);
+    pthread_cond_broadcast(&p->done_cv);
+}
+
+/* ---- life cycle ------------------------------------------------------------- */
+
+static size_t worker_count(size_t want)
+{
+    if (want > 0)
+        return want > PL_WORKERS_MAX ? PL_WORKERS_MAX : want;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > PL_WORKERS_MAX ? PL_WORKERS_MAX : (size_t)n;
+}
+
+static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
+{
+    p->cfg = *cfg;
+    p->wopts = *cfg->writer;
+    p->cfg.writer = &p->wopts;
+    p->out_dir = strdup(cfg->out_dir);
+    p->tmpl = strdup(cfg->path_template ? cfg->path_template : "");
+    p->file_name = cfg->file_name ? strdup(cfg->file_name) : NULL;
+    p->host = strdup(cfg->host ? cfg->host : "localhost");
+    p->cfg.out_dir = p->out_dir;
+    p->cfg.path_template = p->tmpl;
+    p->cfg.file_name = p->file_name;
+    p->cfg.host = p->host;
+    if (!p->out_dir || !p->tmpl || !p->host || (cfg->file_name && !p->file_name))
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    return 0;
+}
+
+static int start_workers(pl_pipeline *p, pq_err *err)
+{
+    p->n_workers = worker_count(p->cfg.workers);
+    p->workers = calloc(p->n_workers, sizeof *p->workers);
+    if (p->workers == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    for (size_t i = 0; i < p->n_workers; i++) {
+        pl_worker *wk = &p->workers[i];
+        wk->p = p;
+        int rc = sh_shredder_new(&wk->sh, p->cfg.schema, err);
+        if (rc != 0)
+            return rc;
+    }
+    for (size_t i = 0; i < p->n_workers; i++) {
+        if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: cannot start worker threads");
+        p->workers[i].started = true;
+    }
+    dm_set(&dm_counters_global.workers, p->n_workers);
+    return 0;
+}
+
+int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_err *err)
+{
+    *out = NULL;
+    pl_pipeline *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_mutex_init(&p->dl_mu, NULL);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    if (cb != NULL)
+        p->cb = *cb;
+    p->committed = p->next_seq = p->expect_seq = cfg->first_seq;
+    p->pid = (long)getpid();
+    int rc = copy_config(p, cfg, err);
+    rc = rc ? rc : sc_build_parquet_schema(cfg->schema, &p->ps, err);
+    rc = rc ? rc : pq_schema_finish(p->ps, err);
+    rc = rc ? rc : start_workers(p, err);
+    if (rc != 0) {
+        pl_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void pl_destroy(pl_pipeline *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stopping = true;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (size_t i = 0; p->workers && i < p->n_workers; i++) {
+        if (p->workers[i].started)
+            pthread_join(p->workers[i].thread, NULL);
+        sh_shredder_destroy(p->workers[i].sh);
+    }
+    free(p->workers);
+    cleanup(p);
+    pl_pools_free(p);
+    for (size_t i = 0; i < p->n_finished; i++)
+        fs_free(&p->finished[i].file);
+    free(p->finished);
+    pq_schema_destroy(p->ps);
+    free(p->out_dir);
+    free(p->tmpl);
+    free(p->file_name);
+    free(p->host);
+    pthread_mutex_destroy(&p->mu);
+    pthread_mutex_destroy(&p->dl_mu);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->done_cv);
+    free(p);
+}
+
+void pl_pools_free(pl_pipeline *p)
+{
+    while (p->free_batches != NULL) {
+        pl_batch *b = p->free_batches;
+        p->free_batches = b->next;
+        pl_batch_destroy(b);
+    }
+    while (p->n_pool > 0)
+        pq_rowgroup_destroy(p->pool[--p->n_pool]);
+    while (p->free_jobs != NULL) {
+        pl_job *j = p->free_jobs;
+        p->free_jobs = j->next;
+        pq_encoded_destroy(j->enc);
+        free(j);
+    }
+}
