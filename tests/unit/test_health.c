@@ -36,7 +36,8 @@ static void test_health_problem_is_named_by_component(void **state)
     dm_health_set(DM_HEALTH_OUTPUT, "%s writing %s; retrying in %ds", "No space left on device",
                   "out/x.parquet", 8);
     assert_false(dm_health_get(buf, sizeof buf));
-    assert_string_equal(buf, "output: No space left on device writing out/x.parquet; retrying in 8s");
+    assert_string_equal(buf,
+                        "output: No space left on device writing out/x.parquet; retrying in 8s");
 }
 
 static void test_health_several_problems_in_component_order(void **state)
