@@ -11,7 +11,7 @@ DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
-DEB_TOOLS := node:nodejs npm:npm
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
