@@ -36,7 +36,7 @@ typedef struct ls_plan {
     int fd;                      /* -1 until bound or adopted */
     char *path;                  /* unix socket file bound here (ours to remove) */
     lsk_unix_bound bound;
-    char desc[LSK_NAME_MAX + 32];/* "inputs[1] tcp 127.0.0.1:5170", for errors */
+    char desc[LSK_NAME_MAX + 32];/* "inputs[1] tcp 127.0.0.1:5170", for errors and the log */
     char source[LSK_NAME_MAX];   /* unix: "unix:<path>" */
 } ls_plan;
 
@@ -210,6 +210,7 @@ static int wrap(ls_server *s, ls_plan *p, ls_listener **out, pq_err *err)
     l->bound = p->bound;
     p->path = NULL;
     memcpy(l->source, p->source, sizeof l->source);
+    memcpy(l->desc, p->desc, sizeof l->desc);
     int rc = p->type == CF_INPUT_TCP ? uv_tcp_init(s->loop, &l->h.tcp)
                                      : uv_pipe_init(s->loop, &l->h.pipe, 0);
     if (rc != 0) {
@@ -339,10 +340,13 @@ static void on_connection(uv_stream_t *h, int status)
             schedule_sweep(s);
         return;
     }
-    /* EMFILE and friends: libuv keeps a spare fd to shed the connection. */
+    /* Out of fds: libuv sheds pending connections with a spare fd without
+     * telling us; EMFILE arrives here only when that trick failed. */
+    if (status == UV_EMFILE || status == UV_ENFILE)
+        dm_add(&dm_counters_global.connections_refused, 1);
     if (once_a_minute(s, &s->accept_err_logged, &s->accept_err_log_ms))
-        lg_warning("accepting a connection on %s failed: %s (logged at most once a minute)",
-                   l->type == CF_INPUT_TCP ? "a tcp input" : l->source + 5, uv_strerror(status));
+        lg_warning("%s: accepting a connection failed: %s (logged at most once a minute)",
+                   l->desc, uv_strerror(status));
 }
 
 /* ---- idle sweep ------------------------------------------------------- */
@@ -379,7 +383,7 @@ void ls_server_set_limits(ls_server *s, const cf_config *cf)
         s->max_line_bytes = cf->limits.max_line_bytes;
     s->max_connections = cf->limits.max_connections;    /* 0: no limit */
     s->idle_timeout_ms = cf->limits.idle_timeout_ms;
-    if (s->sweep.data == s)                              /* not during ls_server_new */
+    if (s->sweep.data == s)      /* the timer exists (not yet during ls_server_new) */
         schedule_sweep(s);
 }
 

@@ -41,6 +41,7 @@ typedef struct ls_listener {
     char *path;                  /* unix: socket file to remove on close, NULL if not ours */
     lsk_unix_bound bound;
     char source[LSK_NAME_MAX];   /* unix: "unix:<path>", every connection's source */
+    char desc[LSK_NAME_MAX + 32];/* "inputs[1] tcp 127.0.0.1:5170", for the log */
 } ls_listener;
 
 typedef struct ls_conn {

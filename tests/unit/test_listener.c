@@ -783,16 +783,33 @@ static void test_listener_close_from_on_line(void **state)
     close(b);
 }
 
+/* AddressSanitizer keeps freed blocks (each step of a growing buffer)
+ * resident in its quarantine, and adds shadow memory. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MEM_SLACK 3
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEM_SLACK 3
+#endif
+#endif
+#ifndef MEM_SLACK
+#define MEM_SLACK 1
+#endif
+
 /* A line without end: memory stays at max_line_bytes, and the line comes
  * out once, truncated and flagged, when it ends. */
 typedef struct big_writer {
     int fd;
     size_t bytes;
+    int go[2];                   /* a pipe: the thread writes once measuring began */
 } big_writer;
 
 static void *write_big(void *arg)
 {
     big_writer *w = arg;
+    char c;
+    if (read(w->go[0], &c, 1) != 1)
+        return NULL;
     static char chunk[1 << 16];
     memset(chunk, 'x', sizeof chunk);
     for (size_t sent = 0; sent < w->bytes; sent += sizeof chunk)
@@ -826,16 +843,21 @@ static void test_listener_100mib_line_keeps_memory_at_max_line_bytes(void **stat
     (void)state;
     tcp_fixture f;
     tcp_start(&f, small_lines);
-    big_writer w = {tcp_client("127.0.0.1", f.port), (size_t)100 << 20};
-    size_t before = rss_bytes();
+    big_writer w = {tcp_client("127.0.0.1", f.port), (size_t)100 << 20, {-1, -1}};
+    assert_int_equal(pipe(w.go), 0);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, write_big, &w), 0);
+    usleep(20000);                                /* the thread's own memory is in */
+    size_t before = rss_bytes();
+    assert_int_equal(write(w.go[1], "g", 1), 1);
     rss_watch rw = {&f.k, before};
     assert_true(run_until(&f.loop, big_done, &rw, 60000));
     pthread_join(t, NULL);
+    close(w.go[0]);
+    close(w.go[1]);
     size_t growth = rw.peak - before;
     print_message("100 MiB line: RSS grew by %zu KiB (max_line_bytes 1 MiB)\n", growth >> 10);
-    assert_true(growth < ((size_t)8 << 20));
+    assert_true(growth < MEM_SLACK * ((size_t)8 << 20));
     assert_true(f.k.lines[0].oversized);
     assert_int_equal(f.k.lines[0].len, 1 << 20);
     assert_int_equal(f.k.lines[0].total, (size_t)100 << 20);
@@ -997,6 +1019,38 @@ static void test_listener_max_connections_refuses_extras(void **state)
     assert_true(wait_conns(&f.loop, f.s, 3, 5000));
     assert_int_equal(dm_get(&dm_counters_global.connections_refused), 3);
     close(b), close(c), close(d), close(e), close(g), close(h);
+    tcp_stop(&f);
+}
+
+/* Out of file descriptors, accept fails: libuv sheds the pending
+ * connection with its spare fd (silently: its trick does not report
+ * EMFILE), the open connections stay, and accepting works again once fds
+ * free up. */
+static void test_listener_out_of_fds_sheds_connections_and_recovers(void **state)
+{
+    (void)state;
+    tcp_fixture f;
+    tcp_start(&f, NULL);
+    int a = tcp_client("127.0.0.1", f.port);
+    assert_true(wait_conns(&f.loop, f.s, 1, 5000));
+    int b = tcp_client("127.0.0.1", f.port);      /* queued in the kernel */
+    struct rlimit old, low;
+    getrlimit(RLIMIT_NOFILE, &old);
+    int next = dup(0);                             /* the lowest free fd */
+    close(next);
+    low = old;
+    low.rlim_cur = (rlim_t)next;                   /* no new fd at all */
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    bool shed = run_until(&f.loop, peer_closed_pred, &b, 5000);
+    setrlimit(RLIMIT_NOFILE, &old);
+    assert_true(shed);
+    assert_int_equal(ls_server_connections(f.s), 1);
+    assert_false(peer_closed(a));
+    int c = tcp_client("127.0.0.1", f.port);
+    send_str(c, "{\"back\":1}\n");
+    wait_lines(&f.loop, &f.k, 1);
+    assert_int_equal(ls_server_connections(f.s), 2);
+    close(a), close(b), close(c);
     tcp_stop(&f);
 }
 
@@ -1408,6 +1462,7 @@ int main(void)
         T(test_listener_paused_connections_are_not_idle_closed),
         T(test_listener_pause_stops_delivery_and_resume_restarts_it),
         T(test_listener_max_connections_refuses_extras),
+        T(test_listener_out_of_fds_sheds_connections_and_recovers),
         T(test_listener_tcp_ipv6_loopback),
         T(test_listener_tcp_host_name_is_resolved),
         T(test_listener_port_in_use_fails_and_leaves_nothing_bound),
