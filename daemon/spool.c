@@ -296,8 +296,10 @@ int sp_trim(sp_spool *s, uint64_t end, pq_err *err)
     }
     /* No directory fsync: the checkpoint is durable first, and a removal
      * lost to a crash is redone by sp_open. */
-    memmove(s->segs, s->segs + k, (s->nsegs - k) * sizeof *s->segs);
-    s->nsegs -= k;
+    if (k > 0) {
+        memmove(s->segs, s->segs + k, (s->nsegs - k) * sizeof *s->segs);
+        s->nsegs -= k;
+    }
     return rc;
 }
 

@@ -117,7 +117,9 @@ static int parse(const char *text, size_t n, const char *path, sp_ckpt *c, pq_er
     if (version != 1)
         return pq_err_set(err, version > 1 ? PQ_EINVAL : PQ_EPARSE, "spool %s: checkpoint "
                           "format version %" PRIu64 " is not this parqd's (1)", path, version);
-    if (c->committed == 0 || (c->intent_path != NULL && c->intent_end < c->committed))
+    if (c->committed == 0 || c->committed >= SP_SEQ_MAX ||
+        (c->intent_path != NULL &&
+         (c->intent_end < c->committed || c->intent_end >= SP_SEQ_MAX)))
         return pq_err_set(err, PQ_EPARSE, "spool %s: corrupt (seqs out of order)", path);
     return PQ_OK;
 }

@@ -23,6 +23,9 @@
  * length can only be garbage. */
 #define SP_LINE_MAX ((size_t)1 << 30)
 #define SP_BODY_MAX ((uint32_t)(SP_BODY_FIXED + SP_SOURCE_MAX + SP_LINE_MAX))
+/* Seqs run from 1 and stay below 2^63: a first seq or record seq outside
+ * is garbage (and the arithmetic on seq + 1 never wraps). */
+#define SP_SEQ_MAX ((uint64_t)1 << 63)
 #define SP_CHUNK ((size_t)1 << 20)   /* read size of scanners and readers */
 #define SP_NAME_LEN 26               /* 20 digits + ".spool" */
 #define SP_CKPT_NAME "checkpoint"

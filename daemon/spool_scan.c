@@ -227,6 +227,9 @@ int sp_scan_open(sp_scan *sc, uint64_t first, pq_err *err)
     if (version != SP_VERSION)
         return pq_err_set(err, SP_BAD, "spool %s: unknown format version %" PRIu32, sc->path,
                           version);
+    if (first == 0 || first >= SP_SEQ_MAX)
+        return pq_err_set(err, SP_BAD, "spool %s: first seq %" PRIu64 " out of range", sc->path,
+                          first);
     if (sp_get64(h + 12) != first)
         return pq_err_set(err, SP_BAD, "spool %s: header says the first seq is %" PRIu64
                           ", the file name %" PRIu64, sc->path, sp_get64(h + 12), first);
@@ -260,7 +263,7 @@ int sp_scan_next(sp_scan *sc, sp_record *rec, pq_err *err)
         return pq_err_set(err, SP_BAD, "spool %s: offset %" PRIu64 ": record CRC mismatch",
                           sc->path, sc->off);
     const uint64_t seq = sp_get64(p + 8);
-    if (seq != sc->expect)
+    if (seq != sc->expect || seq >= SP_SEQ_MAX)
         return pq_err_set(err, SP_BAD, "spool %s: offset %" PRIu64 ": seq %" PRIu64
                           " where %" PRIu64 " was expected", sc->path, sc->off, seq, sc->expect);
     const uint8_t slen = p[24];
