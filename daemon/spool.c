@@ -45,6 +45,18 @@
 
 #include "crc32c.h"
 
+/* Tests replace these to simulate a full disk or a failing device
+ * (tests/unit/test_spool_faults.c). */
+#ifndef SP_WRITE
+#define SP_WRITE write
+#endif
+#ifndef SP_FTRUNCATE
+#define SP_FTRUNCATE ftruncate
+#endif
+#ifndef SP_FDATASYNC
+#define SP_FDATASYNC fdatasync
+#endif
+
 int sp_segs_push(sp_spool *s, uint64_t first, uint64_t bytes, pq_err *err)
 {
     if (s->nsegs == s->segs_cap) {
@@ -122,7 +134,7 @@ uint64_t sp_disk_bytes(const sp_spool *s) { return s->disk_bytes; }
 
 static int sync_unsynced(sp_spool *s, size_t i, pq_err *err)
 {
-    if (fdatasync(s->unsynced[i].fd) != 0) {
+    if (SP_FDATASYNC(s->unsynced[i].fd) != 0) {
         /* Keep the entry: the caller may retry (though after a failed
          * fdatasync the kernel may already have dropped the pages). */
         sp_seg_path(s->path, s->dir, s->unsynced[i].first);
@@ -177,7 +189,7 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 {
     *done = 0;
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        ssize_t w = SP_WRITE(fd, p, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -208,7 +220,7 @@ static int flush_failed(sp_spool *s, bool fresh, uint64_t before, size_t done, i
         s->nsegs--;
         if (unlink(s->path) != 0 && errno != ENOENT)
             cut = errno;
-    } else if (done > 0 && ftruncate(s->fd, (off_t)before) != 0) {
+    } else if (done > 0 && SP_FTRUNCATE(s->fd, (off_t)before) != 0) {
         cut = errno;
         seg->bytes += done;
         s->disk_bytes += done;
@@ -258,7 +270,7 @@ int sp_sync(sp_spool *s, pq_err *err)
         if ((rc = sync_unsynced(s, 0, err)) != 0)
             return rc;
     if (s->fd >= 0 && s->dirty) {
-        if (fdatasync(s->fd) != 0) {
+        if (SP_FDATASYNC(s->fd) != 0) {
             sp_seg_path(s->path, s->dir, s->segs[s->nsegs - 1].first);
             return pq_err_set(err, PQ_EIO, "spool %s: fdatasync failed: %s", s->path,
                               strerror(errno));

@@ -57,6 +57,8 @@ static void warn(sp_open_report *r, const char *fmt, ...)
 static int make_dir(const char *dir, pq_err *err)
 {
     struct stat st;
+    if (dir[0] == '\0')
+        return pq_err_set(err, PQ_EINVAL, "spool: empty directory name");
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
             return pq_err_set(err, PQ_EINVAL, "spool %s: exists and is not a directory", dir);

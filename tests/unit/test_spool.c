@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1067,6 +1068,75 @@ static void test_spool_reader_handles_records_larger_than_its_buffer(void **stat
     sp_close(s);
 }
 
+/* A reader on another thread while the loop thread appends, flushes and
+ * rolls small segments: it sees every record exactly once, in order, and
+ * never a partly written one (a flush in progress reads as "the end"). */
+typedef struct tail_ctx {
+    const sp_spool *s;
+    uint64_t total;
+    uint64_t got;
+    uint64_t ends;           /* times the reader caught up with the writer */
+    int bad;                 /* first failure, for the main thread to assert */
+} tail_ctx;
+
+static void *tail_thread(void *arg)
+{
+    tail_ctx *t = arg;
+    sp_reader *r;
+    pq_err err = {0};
+    if (sp_reader_open(&r, t->s, 1, &err) != 0) {
+        t->bad = 1;
+        return NULL;
+    }
+    char line[128];
+    sp_record rec;
+    for (long spins = 0; t->got < t->total && spins < 50000000; spins++) {
+        int rc = sp_reader_next(r, &rec, &err);
+        if (rc == 0) {
+            t->ends++;
+            continue;
+        }
+        if (rc != 1 || rec.seq != t->got + 1) {
+            t->bad = rc != 1 ? 2 : 3;
+            break;
+        }
+        size_t n = make_line(line, rec.seq);
+        if (rec.len != n || memcmp(rec.line, line, n) != 0) {
+            t->bad = 4;
+            break;
+        }
+        t->got++;
+    }
+    sp_reader_close(r);
+    return NULL;
+}
+
+static void test_spool_reader_on_another_thread_alongside_appends(void **state)
+{
+    (void)state;
+    sp_spool *s = open_ok(4096, NULL);
+    tail_ctx t = {.s = s, .total = 20000};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, tail_thread, &t), 0);
+    for (uint64_t done = 0; done < t.total;) {
+        size_t k = 1 + (size_t)(done * 7919 % 37);
+        if (done + k > t.total)
+            k = (size_t)(t.total - done);
+        append_seq_lines(s, k);
+        flush_ok(s);
+        done += k;
+    }
+    assert_int_equal(pthread_join(th, NULL), 0);
+    print_message("reader: %" PRIu64 " records, caught up with the writer %" PRIu64 " times\n",
+                  t.got, t.ends);
+    assert_int_equal(t.bad, 0);
+    assert_int_equal(t.got, t.total);
+    char names[65536];
+    segments(names, sizeof names);
+    assert_true(strchr(names, ' ') != NULL);
+    sp_close(s);
+}
+
 /* ---- sync -------------------------------------------------------------------------- */
 
 static int count_fds(void)
@@ -1132,6 +1202,7 @@ int main(void)
         T(test_spool_failed_write_keeps_records_and_leaves_no_partial_record),
         T(test_spool_reader_sees_records_flushed_after_it_reached_the_end),
         T(test_spool_reader_handles_records_larger_than_its_buffer),
+        T(test_spool_reader_on_another_thread_alongside_appends),
         T(test_spool_sync_covers_rolled_segments_with_bounded_descriptors),
 #undef T
     };
