@@ -45,10 +45,21 @@
 
 static char root[256], dir[300], final_path[300];
 
+static void scratch_clear(void);
+
+static void scratch_remove(void)
+{
+    scratch_clear();
+    rmdir(root);
+}
+
+/* One scratch directory per process (tmpfs when there is one: the spool
+ * fsyncs), removed at exit. */
 static void scratch_init(void)
 {
     if (root[0])
         return;
+    atexit(scratch_remove);
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(root, sizeof root, "%s/fuzz_spool_XXXXXX", base);
     CHECK(mkdtemp(root) != NULL);
