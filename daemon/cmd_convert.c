@@ -399,9 +399,11 @@ static int on_line(void *user, const fr_line *l)
     }
     if (c->w == NULL && open_file(c) != 0)
         return -1;
-    int rc = sh_shred_line(c->sh, c->w, l->data, l->len, c->now_us, &e);
+    int rc = sh_shred_line(c->sh, pq_writer_rowgroup(c->w), l->data, l->len, c->now_us, &e);
     if (rc == SH_REJECTED)
         return reject(c, l, e.msg);
+    if (rc == 0)
+        rc = pq_writer_check_limits(c->w, &e);
     if (rc < 0)
         return fail(c, &e);
     c->written++;
