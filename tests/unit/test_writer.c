@@ -596,10 +596,12 @@ static void write_classic_groups(pq_schema *s, const pq_writer_opts *o, uint64_t
     writer_close(w);
 }
 
-static void parallel_case(enc_mode mode)
+/* codec < 0: the option set's own */
+static void parallel_case(enc_mode mode, int codec)
 {
     uint64_t seed = pqt_seed();
-    printf("[ seed     ] PQ_TEST_SEED=%" PRIu64 " (encryption mode %d)\n", seed, (int)mode);
+    printf("[ seed     ] PQ_TEST_SEED=%" PRIu64 " (encryption mode %d, codec %d)\n", seed,
+           (int)mode, codec);
     pqt_rng r = {.state = seed};
     pq_schema *s = pqt_rowgen_schema(NULL);
     test_keys kp, kc; /* parallel, classic: each write counts its own key uses */
@@ -607,6 +609,8 @@ static void parallel_case(enc_mode mode)
     keys_init(&kc, mode);
     pq_writer_opts o;
     variant_opts(&o, (int)mode, 0);
+    if (codec >= 0)
+        o.codec = (pq_codec)codec;
     par_run p = {0};
     uint64_t first[PAR_GROUPS + 1] = {0};
     for (int k = 0; k < PAR_GROUPS; k++) {
@@ -653,22 +657,26 @@ static void parallel_case(enc_mode mode)
     pq_schema_destroy(s);
 }
 
+/* Every codec: each encoder has its own compressor contexts. */
 static void test_writer_parallel_encodes_plaintext(void **state)
 {
     (void)state;
-    parallel_case(ENC_NONE);
+    const pq_codec codecs[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP,
+                               PQ_CODEC_BROTLI, PQ_CODEC_LZ4_RAW, PQ_CODEC_ZSTD};
+    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
+        parallel_case(ENC_NONE, (int)codecs[i]);
 }
 
 static void test_writer_parallel_encodes_gcm_uniform(void **state)
 {
     (void)state;
-    parallel_case(ENC_GCM_UNIFORM);
+    parallel_case(ENC_GCM_UNIFORM, -1);
 }
 
 static void test_writer_parallel_encodes_ctr_column_keys(void **state)
 {
     (void)state;
-    parallel_case(ENC_CTR_COLUMNS);
+    parallel_case(ENC_CTR_COLUMNS, -1);
 }
 
 /* ---- ordinals, empty row groups, errors ------------------------------------------ */
