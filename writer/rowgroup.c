@@ -208,6 +208,8 @@ static void append_cut(pq_column *d, const pq_column *s, const col_cut *k, uint6
 
 static void shift_bytes(pq_buf *b, size_t drop)
 {
+    if (b->len == 0)
+        return;                  /* never allocated: data may be NULL */
     memmove(b->data, b->data + drop, b->len - drop);
     b->len -= drop;
 }
