@@ -27,6 +27,7 @@ struct pq_encoded {
     pq_buf bytes;
     pq_row_group_meta meta;      /* chunks owned here until appended */
     size_t n_chunks;
+    uint64_t rows;               /* of the last encode, kept after append */
     int32_t ordinal;
     bool ready;                  /* encoded and not yet appended */
 };
@@ -399,8 +400,9 @@ void pq_encoded_destroy(pq_encoded *e)
     free(e);
 }
 
-uint64_t pq_encoded_bytes(const pq_encoded *e) { return e->ready ? e->bytes.len : 0; }
-uint64_t pq_encoded_rows(const pq_encoded *e) { return e->ready ? (uint64_t)e->meta.num_rows : 0; }
+/* Both describe the last successful encode, appended or not. */
+uint64_t pq_encoded_bytes(const pq_encoded *e) { return e->rows ? e->bytes.len : 0; }
+uint64_t pq_encoded_rows(const pq_encoded *e) { return e->rows; }
 
 static int encode_check(const pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_err *err)
 {
@@ -439,6 +441,7 @@ int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_en
 {
     encoded_drop(e);
     pq_buf_reset(&e->bytes);
+    e->rows = 0;
     int rc = encode_check(w, rg, ordinal, err);
     if (rc != 0)
         return rc;
@@ -463,6 +466,7 @@ int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_en
         pq_buf_reset(&e->bytes);
         return rc;
     }
+    e->rows = (uint64_t)e->meta.num_rows;
     e->ready = true;
     return PQ_OK;
 }

@@ -706,7 +706,11 @@ static void test_writer_append_takes_ordinals_in_order_only(void **state)
     assert_int_equal(pq_writer_append_encoded(f.w, e1, &err), PQ_ESTATE);
     assert_non_null(strstr(err.msg, "row group 1 appended where 0 is next"));
     assert_int_equal(pq_writer_row_groups(f.w), 0);
+    uint64_t before = pq_writer_bytes_written(f.w);
     assert_int_equal(pq_writer_append_encoded(f.w, e0, &err), 0);
+    /* what was appended stays readable until the next encode */
+    assert_int_equal(pq_encoded_rows(e0), 3);
+    assert_int_equal(pq_writer_bytes_written(f.w) - before, pq_encoded_bytes(e0));
     assert_int_equal(pq_writer_append_encoded(f.w, e0, &err), PQ_ESTATE); /* already in */
     assert_int_equal(pq_writer_append_encoded(f.w, e1, &err), 0);
     assert_int_equal(pq_writer_append_encoded(f.w, e5, &err), PQ_ESTATE); /* a gap */
