@@ -291,8 +291,9 @@ static void reload(dm_daemon *d)
     /* The spool, inputs and metrics address belong to the process. */
     cf_config old = d->cf;
     d->cf = next;
+    char *unused_dir = d->cf.spool.dir;
     d->cf.spool = old.spool;
-    old.spool.dir = NULL;
+    old.spool.dir = unused_dir;          /* freed with the old configuration */
     cf_config_free(&old);
     lg_set_level(d->cf.log.level);
     ls_server_set_limits(d->ls, &d->cf);
@@ -459,12 +460,12 @@ static void init_handles(dm_daemon *d)
     uv_timer_init(d->loop, &d->tick_timer);
     uv_timer_init(d->loop, &d->retry_timer);
     uv_timer_init(d->loop, &d->watchdog_timer);
-    uv_idle_init(d->loop, &d->replay_idle);
+    uv_timer_init(d->loop, &d->replay_timer);
     uv_signal_init(d->loop, &d->sig_term);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_hup);
     d->wake.data = d->batch_timer.data = d->tick_timer.data = d->retry_timer.data = d;
-    d->watchdog_timer.data = d->replay_idle.data = d;
+    d->watchdog_timer.data = d->replay_timer.data = d;
     d->sig_term.data = d->sig_int.data = d->sig_hup.data = d;
     uv_signal_start(&d->sig_term, on_signal, SIGTERM);
     uv_signal_start(&d->sig_int, on_signal, SIGINT);

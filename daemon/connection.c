@@ -9,9 +9,11 @@
  * the buffer back once it is not), about half a KiB. */
 #include "listener_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "counters.h"
 #include "err.h"
@@ -39,6 +41,8 @@ static int deliver(void *user, const fr_line *line)
     dm_add(&dm_counters_global.records_received, 1);
     return st->cb->on_line(st->cb->user, st->source, line);
 }
+
+#define CN_DRAIN_MAX ((size_t)64 << 20)
 
 static void read_done(cn_stream *st)
 {
@@ -145,6 +149,33 @@ static void on_conn_closed(uv_handle_t *h)
     free(c);
 }
 
+/* At shutdown, what the kernel already received from a client is read
+ * before its connection closes, so a client that wrote everything and
+ * hung up just before the SIGTERM loses nothing. Bounded by what is
+ * queued now (EAGAIN ends it) and by CN_DRAIN_MAX against a client that
+ * keeps sending. */
+static void drain_socket(ls_conn *c)
+{
+    ls_server *s = c->server;
+    uv_os_fd_t fd;
+    if (uv_fileno(&c->h.handle, &fd) != 0)
+        return;
+    size_t budget = CN_DRAIN_MAX;
+    while (budget > 0) {
+        ssize_t n = recv(fd, s->rbuf, sizeof s->rbuf, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        c->in_read = true;
+        int rc = cn_stream_feed(&c->st, s->rbuf, (size_t)n);
+        c->in_read = false;
+        if (rc != 0)
+            return;
+        budget -= (size_t)n < budget ? (size_t)n : budget;
+    }
+}
+
 void cn_close(ls_conn *c, bool finish)
 {
     ls_server *s = c->server;
@@ -154,6 +185,8 @@ void cn_close(ls_conn *c, bool finish)
         c->close_requested = true;
         return;
     }
+    if (finish && s->closing)
+        drain_socket(c);
     c->closing = true;
     list_unlink(s, c);
     s->n_conns--;

@@ -37,8 +37,8 @@ typedef struct dm_counters {
     /* pipeline (workers) */
     _Atomic uint64_t buffered_bytes;        /* gauge: accepted, not yet in a file */
     _Atomic uint64_t records_rejected[DM_REJECT_COUNT];
-    _Atomic uint64_t rows_written;
-    _Atomic uint64_t row_groups_written;
+    _Atomic uint64_t rows_written;          /* in published files */
+    _Atomic uint64_t row_groups_written;    /* in published files */
     _Atomic uint64_t files_written;         /* published */
     _Atomic uint64_t bytes_written;         /* Parquet bytes published */
     _Atomic uint64_t write_errors;

@@ -26,6 +26,7 @@
 #define DM_BATCH_INTERVAL_MS 100      /* a partial batch waits at most this long */
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
+#define DM_REPLAY_WAIT_MS 20          /* replay blocked (pipeline full, spool unwritable) */
 
 typedef struct dm_daemon {
     uv_loop_t *loop;
@@ -66,7 +67,7 @@ typedef struct dm_daemon {
     uv_async_t wake;                 /* from workers: progress, failure */
     uv_timer_t batch_timer, tick_timer, retry_timer, watchdog_timer;
     uv_signal_t sig_term, sig_int, sig_hup;
-    uv_idle_t replay_idle;
+    uv_timer_t replay_timer;
     bool handles_ready;
     bool stopping;
     int exit_status;

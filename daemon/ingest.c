@@ -8,7 +8,8 @@
  * Replay mode (at start with spool records past the watermark, or after a
  * write failure): lines only go to the spool, and an idle handle reads the
  * spool back into batches from the resume point while the pipeline has
- * room; when it reaches the end, live mode starts again. So the pipeline
+ * room (a timer, so a full disk or pipeline never makes the loop spin);
+ * when it reaches the end, live mode starts again. So the pipeline
  * always receives one gap-free, ordered stream of seqs.
  *
  * Oversized lines never enter the spool (only their first max_line_bytes
@@ -217,21 +218,22 @@ static void close_reader(dm_daemon *d)
     }
 }
 
-/* One step: one batch, if the pipeline has room. Returns 1 when done. */
+/* One step: one batch, if the pipeline has room. Returns 1 when done, 0
+ * after handing a batch on, -1 when it could not go on now. */
 static int replay_step(dm_daemon *d)
 {
     if (pl_buffered_bytes(d->pl) >= d->cf.limits.max_buffered_bytes / 2)
-        return 0;
+        return -1;
     if (dm_flush_spool(d, false) != 0)
-        return 0;
+        return -1;
     pl_batch *b = pl_batch_get(d->pl);
     if (b == NULL)
-        return 0;
+        return -1;
     pl_batch_reset(b, d->replay_next);
     int rc = replay_batch(d, b);
     if (rc < 0) {
         pl_batch_destroy(b);
-        return 0;                /* retried at the next step */
+        return -1;               /* retried at the next step */
     }
     if (pl_batch_lines(b) > 0)
         pl_submit(d->pl, b);
@@ -248,13 +250,18 @@ static int replay_step(dm_daemon *d)
     return 1;
 }
 
-static void on_replay_idle(uv_idle_t *h)
+/* Runs again at once while it makes progress, and otherwise sleeps a
+ * little: a full disk or a full pipeline must not make the loop spin. */
+static void on_replay_timer(uv_timer_t *t)
 {
-    dm_daemon *d = h->data;
-    if (d->stopping || pl_failed(d->pl))
+    dm_daemon *d = t->data;
+    if (d->stopping || pl_failed(d->pl)) {
+        uv_timer_start(t, on_replay_timer, DM_REPLAY_WAIT_MS, 0);
         return;
-    if (replay_step(d) == 1)
-        uv_idle_stop(h);
+    }
+    int rc = replay_step(d);
+    if (rc != 1)
+        uv_timer_start(t, on_replay_timer, rc == 0 ? 0 : DM_REPLAY_WAIT_MS, 0);
 }
 
 static int open_reader(dm_daemon *d, uint64_t from)
@@ -279,20 +286,23 @@ void dm_start_replay(dm_daemon *d, uint64_t from)
         pl_batch_reset(d->batch, from);
     if (open_reader(d, from) != 0)
         return;
-    uv_idle_start(&d->replay_idle, on_replay_idle);
+    uv_timer_start(&d->replay_timer, on_replay_timer, 0, 0);
 }
 
 int dm_replay_all(dm_daemon *d)
 {
-    uv_idle_stop(&d->replay_idle);
+    uv_timer_stop(&d->replay_timer);
     if (d->live)
         return 0;
     if (d->reader == NULL && open_reader(d, d->replay_next) != 0)
         return -1;
     while (!pl_failed(d->pl)) {
         pl_wait_below(d->pl, d->cf.limits.max_buffered_bytes / 2);
-        if (replay_step(d) == 1)
+        int rc = replay_step(d);
+        if (rc == 1)
             return 0;
+        if (rc < 0 && d->spool_broken)
+            return -1;           /* the spool cannot be flushed: give up for now */
     }
     return -1;
 }

@@ -86,8 +86,9 @@ void ls_server_set_limits(ls_server *s, const cf_config *cf);
 
 /* Shutdown, step 1: closes the listeners (no new connections). */
 void ls_server_stop_accepting(ls_server *s);
-/* Step 2: reads nothing more, delivers every connection's unfinished last
- * line (fr_finish), closes all connections. Unix socket files this server
+/* Step 2: reads what the kernel already received from each connection
+ * (a client that wrote everything and hung up loses nothing), delivers
+ * every unfinished last line (fr_finish), closes all connections. Unix socket files this server
  * bound are unlinked (at step 1 already: a closed listener's file would be
  * a stale socket). The loop must run until done (the handles close
  * asynchronously); then ls_server_destroy. May be called from on_line:

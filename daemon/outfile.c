@@ -149,8 +149,11 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
     if (rc != 0)
         return rc;               /* cleanup removes the file */
     if (p->cfg.publish == PL_PUBLISH_EACH) {
+        /* Counted once published: a failed file's rows are written again. */
         dm_add(&dm_counters_global.files_written, 1);
         dm_add(&dm_counters_global.bytes_written, bytes);
+        dm_add(&dm_counters_global.rows_written, f->rows);
+        dm_add(&dm_counters_global.row_groups_written, (uint64_t)f->ordinals);
         if (p->cb.on_published != NULL)
             p->cb.on_published(p->cb.user, f->fs.final_path, f->end_seq, f->rows, bytes);
     }

@@ -348,8 +348,6 @@ static int write_job(pl_pipeline *p, pl_job *j, pq_err *err)
     if (rc != 0)
         return rc;
     atomic_store(&j->file->appended_bytes, pq_writer_bytes_written(j->file->w));
-    dm_add(&dm_counters_global.rows_written, j->rows);
-    dm_add(&dm_counters_global.row_groups_written, 1);
     return 0;
 }
 
