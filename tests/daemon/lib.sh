@@ -30,8 +30,14 @@ check() { # check NAME COMMAND...: PASS when COMMAND succeeds
     if "$@"; then ok "$name"; else bad "$name"; fi
 }
 
-# finish: the closing line, and the exit status.
+# finish: the closing line, and the exit status. On failure the tail of
+# the daemon's log ($DLOG) is shown first.
 finish() {
+    if [ "$fail" -gt 0 ] && [ -n "${DLOG:-}" ] && [ -s "$DLOG" ]; then
+        echo "---- last lines of the daemon log $DLOG"
+        tail -n 25 "$DLOG" | cut -c1-400
+        echo "----"
+    fi
     if [ "$skipped" -gt 0 ]; then
         echo "$pass passed, $fail failed, $skipped skipped"
     else
@@ -91,19 +97,30 @@ forget_pid() { # the process is gone (waited for): stop tracking it
     LIB_PIDS=("${keep[@]}")
 }
 
-# free_port: prints a TCP port free on 127.0.0.1 and [::1] right now.
+# free_port: prints a TCP port free on 127.0.0.1 and [::1] right now, and
+# never the same one twice in a script (written to $T/.ports).
 free_port() {
-    node -e '
+    local p i
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        p=$(node -e '
 const net = require("net");
 const s = net.createServer();
 s.listen({ port: 0, host: "127.0.0.1" }, () => {
   const p = s.address().port;
   s.close(() => {
     const s6 = net.createServer();
-    s6.on("error", () => { console.log(p); });
+    s6.on("error", e => console.log(e.code === "EADDRINUSE" ? 0 : p));
     s6.listen({ port: p, host: "::1", ipv6Only: true }, () => s6.close(() => console.log(p)));
   });
-});'
+});')
+        if [ "$p" != 0 ] && ! grep -qx "$p" "$T/.ports" 2>/dev/null; then
+            echo "$p" >>"$T/.ports"
+            echo "$p"
+            return
+        fi
+    done
+    echo "free_port: no free port found" >&2
+    echo 1
 }
 
 # have_ipv6: true when [::1] can be bound.
@@ -139,55 +156,61 @@ alive() {
 }
 
 # daemon_start CONFIG LOG [ENV=VALUE...]: starts parqd --config CONFIG in
-# $T (its working directory) with stderr to LOG; $DPID is its pid. Waits
-# until it logs "ready" (20 s). Returns 1 when it did not get ready.
+# ${DCWD:-$T} (its working directory) with stderr appended to LOG; $DPID is its pid.
+# Waits until it logs "ready" (20 s). Returns 1 when it did not get ready
+# (exited, or no "ready" in time).
 daemon_start() {
     local cfg=$1 log=$2
     shift 2
+    local before
+    before=$(grep -c 'ready (' "$log" 2>/dev/null)
     # shellcheck disable=SC2016
-    spawn env "$@" bash -c 'cd "$1" && exec "$2" --config "$3" 2>>"$4"' _ "$T" "$PARQD" "$cfg" "$log"
+    spawn env "$@" bash -c 'cd "$1" && exec "$2" --config "$3" 2>>"$4"' _ "${DCWD:-$T}" "$PARQD" "$cfg" "$log"
     DPID=$SPAWNED
-    local n
-    n=$(grep -c 'ready (' "$log" 2>/dev/null)
-    wait_for 20 ready_after "$log" "${n:-0}" "$DPID"
-    ready_after "$log" "${n:-0}" "$DPID"
+    daemon_wait_ready "$log" "${before:-0}" 20
 }
 
-ready_after() { # ready_after LOG N PID: LOG has more than N "ready (" lines
-    local c
-    c=$(grep -c 'ready (' "$1" 2>/dev/null)
-    [ "${c:-0}" -gt "$2" ] || ! alive "$3"
-    [ "${c:-0}" -gt "$2" ]
+# daemon_wait_ready LOG N SECONDS: waits for more than N "ready (" lines
+# in LOG while $DPID lives.
+daemon_wait_ready() {
+    local deadline=$((SECONDS + $3)) c
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        c=$(grep -c 'ready (' "$1" 2>/dev/null)
+        [ "${c:-0}" -gt "$2" ] && return 0
+        alive "$DPID" || return 1
+        sleep 0.1
+    done
+    return 1
 }
 
-# wait_exit PID SECONDS: waits for a child to exit; prints its status, or
-# "timeout" (then it is still running).
+# wait_exit PID SECONDS: waits for a child of this shell to exit; sets
+# EXIT_STATUS to its status, or "timeout" (then it is still running).
+# Not in $(...): a subshell cannot wait for this shell's children.
 wait_exit() {
     local deadline=$((SECONDS + $2))
     while alive "$1" && [ "$SECONDS" -lt "$deadline" ]; do
         sleep 0.1
     done
     if alive "$1"; then
-        echo timeout
+        EXIT_STATUS=timeout
         return
     fi
-    local st=0
-    wait "$1" 2>/dev/null || st=$?
+    EXIT_STATUS=0
+    wait "$1" 2>/dev/null || EXIT_STATUS=$?
     forget_pid "$1"
-    echo "$st"
 }
 
-# daemon_stop [SIGNAL] [SECONDS]: signals $DPID and waits; prints the exit
-# status ("timeout": killed with SIGKILL after SECONDS).
+# daemon_stop [SIGNAL] [SECONDS]: signals $DPID and waits; sets DSTATUS to
+# the exit status ("timeout": killed with SIGKILL after SECONDS).
 daemon_stop() {
-    local sig=${1:-TERM} secs=${2:-60} st
+    local sig=${1:-TERM} secs=${2:-60}
     kill -"$sig" "$DPID" 2>/dev/null
-    st=$(wait_exit "$DPID" "$secs")
-    if [ "$st" = timeout ]; then
+    wait_exit "$DPID" "$secs"
+    DSTATUS=$EXIT_STATUS
+    if [ "$DSTATUS" = timeout ]; then
         kill -9 "$DPID" 2>/dev/null
-        wait_exit "$DPID" 5 >/dev/null
+        wait_exit "$DPID" 5
     fi
-    echo "$st"
 }
 
 # proc_kb PID FIELD: VmRSS / VmHWM ... in KiB from /proc/PID/status.
@@ -240,13 +263,33 @@ parquet_files() { find "$1" -name '*.parquet' ! -name '.*' -type f 2>/dev/null |
 # temp_files DIR: temporaries left behind.
 temp_files() { find "$1" -name '.*.tmp' 2>/dev/null; }
 
-# node_tool SCRIPT ARGS...: runs one of tests/daemon/*.mjs with the
-# interop packages resolvable.
+# node_tool SCRIPT ARGS...: runs one of tests/daemon/*.mjs.
 node_tool() {
     local script=$1
     shift
-    NODE_PATH="$INTEROP/node_modules" node "$LIB_DIR/$script" "$@"
+    node "$LIB_DIR/$script" "$@"
 }
+
+# node_checks SCRIPT ARGS...: runs a checker printing PASS/FAIL/SKIP lines
+# and adds them to this script's counts (a checker that dies without a
+# FAIL line counts as one).
+node_checks() {
+    local out st=0 p f s
+    out=$(node "$LIB_DIR/$1" "${@:2}" 2>&1) || st=$?
+    printf '%s\n' "$out"
+    p=$(printf '%s\n' "$out" | grep -c '^PASS ')
+    f=$(printf '%s\n' "$out" | grep -c '^FAIL ')
+    s=$(printf '%s\n' "$out" | grep -c '^SKIP ')
+    pass=$((pass + p))
+    fail=$((fail + f))
+    skipped=$((skipped + s))
+    if [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; then
+        bad "$1" "exited with status $st"
+    fi
+}
+
+# now_us: wall-clock microseconds.
+now_us() { echo $(($(date +%s%N) / 1000)); }
 
 # mount_tmpfs DIR SIZE: mounts a tmpfs (unmounted on exit). False when
 # mounting is not permitted here.

@@ -7,8 +7,9 @@
 //
 //   node send.mjs --targets tcp:127.0.0.1:P,tcp:[::1]:P,unix:/x.sock
 //        [--clients 50] [--seed N] [--blank 200] [--max-chunk 8192]
-//        [--max-delay-ms 3] FILE...
+//        [--max-delay-ms 3] [--bulk] FILE...
 //
+// --bulk (benchmarks): 64 KiB writes, no delays, lines dealt round-robin.
 // Prints the seed first (pass it back with --seed to repeat a run), then
 // one summary line. Exit 1 when a connection failed.
 import fs from 'node:fs';
@@ -24,7 +25,8 @@ const rand = prng(seed);
 const targets = String(o.targets).split(',').filter(Boolean).map(parseTarget);
 const nclients = Number(o.clients);
 const maxChunk = Number(o['max-chunk']);
-const maxDelay = Number(o['max-delay-ms']);
+const bulk = o.bulk === true;
+const maxDelay = bulk ? 0 : Number(o['max-delay-ms']);
 
 // Every non-blank line of every file.
 const lines = [];
@@ -40,7 +42,7 @@ for (const f of o._) {
 }
 
 const per = Array.from({ length: nclients }, () => []);
-for (const l of lines) per[rand.int(0, nclients - 1)].push(l);
+lines.forEach((l, i) => per[bulk ? i % nclients : rand.int(0, nclients - 1)].push(l));
 
 // Blank lines go between lines, never inside one.
 const blankTarget = Number(o.blank);
@@ -61,6 +63,7 @@ const streams = per.map((ls, i) => {
 });
 
 function chunkSize() {
+  if (bulk) return 65536;
   const r = rand();
   if (r < 0.3) return rand.int(1, 16);
   if (r < 0.8) return rand.int(17, 1024);
