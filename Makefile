@@ -11,11 +11,11 @@ DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
-DEB_TOOLS := node:nodejs npm:npm
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps npm build build-asan build-fuzz unit unit-asan interop fuzz-smoke bench clean
+.PHONY: all run query test deps npm build build-asan build-fuzz unit unit-asan interop fuzz-smoke bench clean
 
 all: build
 
@@ -46,16 +46,22 @@ build-fuzz: deps
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF >/dev/null
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
 
-# Until daemon mode lands, `make run` shows the write path end to end:
-# checks the sample schema and converts a small application log (with one
-# bad line, which goes to the dead-letter file) into ./out/.
-run: build
-	./$(BUILD)/parqd version
-	./$(BUILD)/parqd check --schema conf/schemas/sample-app.yaml
-	rm -rf out/sample.parquet out/sample.rejects.ndjson && mkdir -p out
-	./$(BUILD)/parqd convert --schema conf/schemas/sample-app.yaml -o out/sample.parquet \
-	    conf/sample.ndjson || [ $$? -eq 2 ]
-	@echo "wrote out/sample.parquet; rejected lines are in out/sample.rejects.ndjson"
+# `make run` starts the daemon in the foreground with conf/run.yaml
+# (TCP 127.0.0.1:5170, run-data/parqd.sock, files under run-data/out).
+# Send it lines from another terminal, e.g.
+#     cat conf/sample.ndjson > /dev/tcp/127.0.0.1/5170
+# and see what landed with `make query`. Ctrl-C publishes every file.
+run: build npm
+	./$(BUILD)/parqd check --config conf/run.yaml >/dev/null
+	@mkdir -p run-data
+	@echo "parqd: listening on 127.0.0.1:5170 and run-data/parqd.sock; Ctrl-C to stop"
+	@echo "  send:  cat conf/sample.ndjson > /dev/tcp/127.0.0.1/5170"
+	@echo "  query: make query"
+	exec ./$(BUILD)/parqd --config conf/run.yaml
+
+QUERY ?= SELECT ts, level, service, msg, status, user FROM read_parquet('run-data/out/**/*.parquet') ORDER BY ts
+query: npm
+	@cd tests/interop && node query.mjs "$$(echo "$(QUERY)" | sed "s|'run-data/|'$(CURDIR)/run-data/|g")"
 
 # Some ctest scripts read files back with the npm readers: install them first.
 unit: build npm

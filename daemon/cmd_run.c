@@ -132,11 +132,12 @@ static void on_tick(uv_timer_t *t)
 {
     dm_daemon *d = t->data;
     pl_tick(d->pl);
+    if (d->spool_broken)
+        dm_flush_spool(d, false);
     dm_check_backpressure(d);
-    /* A write that worked again: clear the problem and the backoff. */
+    /* Writing works again (the retry replayed everything): clear the
+     * problem and the backoff. */
     if (d->retry_ms && !d->retry_pending && !pl_failed(d->pl) && d->live) {
-        pl_stats st;
-        pl_get_stats(d->pl, &st);
         dm_health_clear(DM_HEALTH_OUTPUT);
         d->retry_ms = 0;
     }
@@ -452,6 +453,7 @@ static int start_listeners(dm_daemon *d)
 
 static void init_handles(dm_daemon *d)
 {
+    d->handles_ready = true;
     uv_async_init(d->loop, &d->wake, on_wake);
     uv_timer_init(d->loop, &d->batch_timer);
     uv_timer_init(d->loop, &d->tick_timer);
@@ -539,9 +541,11 @@ int cmd_run(int argc, char **argv)
     if (status == 0) {
         uv_run(d->loop, UV_RUN_DEFAULT);
         status = d->exit_status;
-    } else if (d->ls != NULL) {
-        ls_server_stop_accepting(d->ls);
-        ls_server_close(d->ls);
+    } else if (d->handles_ready) {
+        if (d->ls != NULL) {
+            ls_server_stop_accepting(d->ls);
+            ls_server_close(d->ls);
+        }
         mt_server_close(d->mt);
         uv_walk(d->loop, close_handle, NULL);
         uv_run(d->loop, UV_RUN_DEFAULT);

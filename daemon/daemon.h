@@ -67,6 +67,7 @@ typedef struct dm_daemon {
     uv_timer_t batch_timer, tick_timer, retry_timer, watchdog_timer;
     uv_signal_t sig_term, sig_int, sig_hup;
     uv_idle_t replay_idle;
+    bool handles_ready;
     bool stopping;
     int exit_status;
 } dm_daemon;

@@ -24,7 +24,8 @@
  * Lines: every complete line goes to cb->on_line, in order per connection;
  * a client that closes mid-line gets its last line delivered (fr_finish).
  * After all lines of one read are delivered, cb->on_read_done runs once
- * (the caller's group-commit point: flush the spool, hand a batch on).
+ * (the caller's group-commit point: flush the spool, hand a batch on); a
+ * read that completes no line (a slow client's fragment) does not call it.
  *
  * Backpressure: ls_server_pause stops reading every connection
  * (uv_read_stop) and ls_server_resume starts again; accepting continues
@@ -61,7 +62,11 @@ typedef struct ls_server ls_server;
 /* Binds/listens on every input (or adopts inherited sockets). Nothing is
  * accepted until the loop runs. Returns 0 or PQ_EIO / PQ_EINVAL /
  * PQ_ENOMEM with err naming the input ("inputs[1] tcp 127.0.0.1:5170:
- * Address already in use"); on failure nothing stays bound. */
+ * Address already in use"); on failure nothing stays bound.
+ * Inherited fds: on success the server owns them (it works on duplicates
+ * and closes these, so the caller only frees the array, lf_free); on
+ * failure they are left open and untouched. An inherited socket must be
+ * a listening TCP or Unix stream socket (systemd Accept=no). */
 int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
                   const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
                   pq_err *err);
@@ -70,6 +75,10 @@ void ls_server_pause(ls_server *s);
 void ls_server_resume(ls_server *s);
 bool ls_server_paused(const ls_server *s);
 size_t ls_server_connections(const ls_server *s);
+/* The TCP port listener `input` is bound to (inputs in cf->inputs order,
+ * then extra inherited sockets): what port 0 became. 0 for a Unix
+ * listener, -1 past the last one. */
+int ls_server_bound_port(const ls_server *s, size_t input);
 
 /* New limits after a reload (max_line_bytes applies to new connections,
  * max_connections and idle_timeout at once). Listeners are not rebound. */
@@ -79,8 +88,10 @@ void ls_server_set_limits(ls_server *s, const cf_config *cf);
 void ls_server_stop_accepting(ls_server *s);
 /* Step 2: reads nothing more, delivers every connection's unfinished last
  * line (fr_finish), closes all connections. Unix socket files this server
- * bound are unlinked. The loop must run until done (the handles close
- * asynchronously); then ls_server_destroy. */
+ * bound are unlinked (at step 1 already: a closed listener's file would be
+ * a stale socket). The loop must run until done (the handles close
+ * asynchronously); then ls_server_destroy. May be called from on_line:
+ * that connection then closes once its current read is framed. */
 void ls_server_close(ls_server *s);
 bool ls_server_closed(const ls_server *s);
 void ls_server_destroy(ls_server *s);

@@ -8,6 +8,7 @@
 #ifndef PQ_METRICS_H
 #define PQ_METRICS_H
 
+#include <stdint.h>
 #include <uv.h>
 
 #include "config.h"
@@ -17,6 +18,11 @@ typedef struct mt_server mt_server;
 
 /* Listens on addr. 0, or PQ_EIO with err naming the address. */
 int mt_server_new(mt_server **out, uv_loop_t *loop, const cf_addr *addr, pq_err *err);
+/* The port listened on (useful with port 0: tests), or -1. */
+int mt_server_port(const mt_server *s);
+/* Changes the 10 s limit from accept to the end of the response for
+ * connections accepted from now on (tests). */
+void mt_server_set_timeout(mt_server *s, uint64_t ms);
 /* Closes the listener and open connections (asynchronously: run the loop),
  * then frees itself. NULL is a no-op. */
 void mt_server_close(mt_server *s);

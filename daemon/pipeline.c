@@ -247,9 +247,10 @@ static void enqueue(pl_pipeline *p, pl_batch *b)
 void pl_submit(pl_pipeline *p, pl_batch *b)
 {
     pthread_mutex_lock(&p->mu);
-    if (p->failed || b->first_seq != p->expect_seq) {
-        /* Dropped: it will be replayed from the spool once the owner resumes
-         * (a seq gap can only follow a failure the owner has not seen yet). */
+    if (p->failed || b->first_seq < p->expect_seq) {
+        /* Dropped: after a failure everything from the watermark is replayed
+         * once the owner resumes, so these lines come again. (A gap, seqs
+         * lost to a damaged spool segment, is accepted.) */
         pl_batch_put(p, b);
         pthread_mutex_unlock(&p->mu);
         return;
@@ -364,8 +365,13 @@ void pl_update_buffered(pl_pipeline *p)
 
 /* ---- life cycle ------------------------------------------------------------- */
 
+/* cfg.workers, else PARQD_WORKERS from the environment (tests compare
+ * one worker with several), else one per online CPU. */
 static size_t worker_count(size_t want)
 {
+    const char *env = getenv("PARQD_WORKERS");
+    if (want == 0 && env != NULL)
+        want = (size_t)strtoul(env, NULL, 10);
     if (want > 0)
         return want > PL_WORKERS_MAX ? PL_WORKERS_MAX : want;
     long n = sysconf(_SC_NPROCESSORS_ONLN);

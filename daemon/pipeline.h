@@ -126,7 +126,8 @@ typedef struct pl_config {
     cf_roll rotate;
     pl_publish publish;
     dl_file *dead_letters;               /* borrowed; written under a lock */
-    size_t workers;                      /* 0: one per online CPU */
+    size_t workers;                      /* 0: $PARQD_WORKERS, else one per
+                                            online CPU */
     uint64_t first_seq;                  /* seq of the first line to come */
     const char *host;                    /* {host} */
     size_t max_line_bytes;               /* for the oversized lines' reason */
@@ -140,9 +141,9 @@ int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_e
  * pl_drain first to publish them). */
 void pl_destroy(pl_pipeline *p);
 
-/* Hands a batch on (ownership passes). Its first seq must follow the last
- * submitted batch's end. While the pipeline is failed, batches are
- * dropped (they will be replayed). */
+/* Hands a batch on (ownership passes). Its first seq must not be below the
+ * last submitted batch's end (a batch that is, or any batch while the
+ * pipeline is failed, is dropped: it will be replayed). */
 void pl_submit(pl_pipeline *p, pl_batch *b);
 /* A batch to fill, reused from those the pipeline is done with. */
 pl_batch *pl_batch_get(pl_pipeline *p);
@@ -155,8 +156,8 @@ void pl_close_files(pl_pipeline *p);
 /* Closes the current row group (backpressure: the rows buffered in it
  * cannot wait for the row group to fill). */
 void pl_flush_rowgroup(pl_pipeline *p);
-/* Blocks until everything submitted so far is written and published, or
- * the pipeline failed. Returns 0, or the failure's code with err. */
+/* Blocks until everything submitted so far is written (and, after
+ * pl_close_files, published), or the pipeline failed. Returns 0, or the failure's code with err. */
 int pl_drain(pl_pipeline *p, pq_err *err);
 /* Blocks while more than limit bytes are buffered (convert's
  * backpressure). */

@@ -1,0 +1,100 @@
+/* listener_int.h - what listener.c (the server: listeners, accepting,
+ * limits, idle sweep, pause, shutdown) and connection.c (one accepted
+ * connection: reading, framing, closing) share. Not for other modules.
+ *
+ * Thread: the loop thread only.
+ *
+ * Connections sit on one doubly linked list ordered by last activity
+ * (least recent first): a read moves its connection to the tail in O(1),
+ * so the idle sweep only ever looks at the head. Time for idleness is an
+ * "active clock" that stops while the server is paused, so a paused
+ * connection ages only while it could have sent something. */
+#ifndef PQ_LISTENER_INT_H
+#define PQ_LISTENER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "connection.h"
+#include "listener.h"
+#include "lsock.h"
+
+/* One shared read buffer: the loop thread frames each read before the
+ * next one, so connections need no buffer of their own. */
+#define LS_READ_BUF (64 * 1024)
+#define LS_BACKLOG 1024
+
+typedef union ls_handle {
+    uv_handle_t handle;
+    uv_stream_t stream;
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+} ls_handle;
+
+typedef struct ls_listener {
+    ls_handle h;                 /* h.handle.data = this */
+    ls_server *server;
+    cf_input_type type;
+    uint16_t port;               /* tcp: the bound port */
+    char *path;                  /* unix: socket file to remove on close, NULL if not ours */
+    lsk_unix_bound bound;
+    char source[LSK_NAME_MAX];   /* unix: "unix:<path>", every connection's source */
+    char desc[LSK_NAME_MAX + 32];/* "inputs[1] tcp 127.0.0.1:5170", for the log */
+} ls_listener;
+
+typedef struct ls_conn {
+    ls_handle h;                 /* h.handle.data = this */
+    ls_server *server;
+    struct ls_conn *prev, *next; /* server's activity list; unlinked once closing */
+    uint64_t last_ms;            /* active clock at the last byte (or accept) */
+    cn_stream st;
+    bool closing;
+    bool in_read;                /* inside read_cb: a close must wait for it */
+    bool close_requested;        /* close once read_cb is done */
+    char peer[64];               /* tcp: "tcp:[<IPv6>]:<port>" (58 at most); unused for unix */
+} ls_conn;
+
+struct ls_server {
+    uv_loop_t *loop;
+    ls_callbacks cb;
+    ls_listener **listeners;
+    size_t n_listeners;
+    ls_conn *head, *tail;        /* open connections, least recently active first */
+    size_t n_conns;
+    size_t max_line_bytes, max_connections;
+    uint64_t idle_timeout_ms;    /* 0: never */
+    uv_timer_t sweep;            /* fires when the head connection turns idle */
+    bool accepting_stopped, closing, paused;
+    uint64_t pause_start_ms;     /* uv_now when paused */
+    uint64_t pause_start_ns;     /* uv_hrtime when paused, for backpressure_us */
+    uint64_t paused_ms;          /* total paused time: active clock = uv_now - this */
+    size_t pending_closes;       /* handles whose close callback has not run yet */
+    bool refused_logged, accept_err_logged;
+    uint64_t refused_log_ms, accept_err_log_ms;
+    uint64_t refused_unlogged;
+    char rbuf[LS_READ_BUF];
+};
+
+/* The active clock: loop time minus time spent paused. */
+static inline uint64_t ls_active_ms(const ls_server *s)
+{
+    return (s->paused ? s->pause_start_ms : uv_now(s->loop)) - s->paused_ms;
+}
+
+/* connection.c */
+/* Accepts from l into a new connection at the tail of the list, reading
+ * unless the server is paused. Returns 0 or a libuv error (the pending
+ * connection is then accepted and closed, or left if memory ran out). */
+int cn_accept(ls_server *s, ls_listener *l);
+/* Accepts from l and closes at once (over max_connections). */
+void cn_refuse(ls_server *s, ls_listener *l);
+/* Starts closing: unlinks the connection, delivers its unfinished line
+ * when finish is set. Deferred until read_cb returns when called from
+ * inside it. */
+void cn_close(ls_conn *c, bool finish);
+void cn_read_start(ls_conn *c);
+void cn_read_stop(ls_conn *c);
+
+#endif

@@ -1,0 +1,250 @@
+/* metrics_render.c - the /metrics body: dm_counters_global and a few
+ * process metrics in Prometheus text exposition format 0.0.4 (see
+ * metrics.h; the HTTP side is metrics.c).
+ *
+ * Thread: any. Counters are relaxed atomic loads (counters.h), process
+ * metrics come from /proc and getrusage; nothing is cached but the
+ * process start time, which cannot change.
+ *
+ * Names follow the Prometheus conventions: prefix parqd_, base units
+ * (bytes, seconds: microsecond counters are printed as seconds with six
+ * decimals, exactly), counters end in _total; the process_* families are
+ * the ones every client library exports, so stock dashboards work. */
+#include "metrics.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "counters.h"
+
+typedef struct mt_out {
+    pq_buf b;
+    bool oom;
+} mt_out;
+
+static void put(mt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(mt_out *o, const char *fmt, ...)
+{
+    if (o->oom)
+        return;
+    for (size_t want = 256;;) {
+        if (pq_buf_reserve(&o->b, want) != 0) {
+            o->oom = true;
+            return;
+        }
+        const size_t room = o->b.cap - o->b.len;
+        va_list ap;
+        va_start(ap, fmt);
+        const int n = vsnprintf((char *)o->b.data + o->b.len, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            o->oom = true;
+            return;
+        }
+        if ((size_t)n < room) {
+            o->b.len += (size_t)n;
+            return;
+        }
+        want = (size_t)n + 1;
+    }
+}
+
+static void family(mt_out *o, const char *name, const char *type, const char *help)
+{
+    put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Counters and gauges read straight from dm_counters_global. */
+typedef struct mt_metric {
+    const char *name, *type, *help;
+    size_t off;                  /* of the _Atomic uint64_t in dm_counters */
+    bool usec;                   /* microseconds, shown as seconds */
+} mt_metric;
+
+#define MT_C(f) offsetof(dm_counters, f)
+static const mt_metric mt_metrics[] = {
+    {"parqd_records_received_total", "counter",
+     "Lines framed from input connections, oversized lines included.", MT_C(records_received), 0},
+    {"parqd_received_bytes_total", "counter", "Bytes read from input connections.",
+     MT_C(bytes_received), 0},
+    {"parqd_connections_accepted_total", "counter", "Input connections accepted.",
+     MT_C(connections_accepted), 0},
+    {"parqd_connections_refused_total", "counter",
+     "Input connections closed at once: over limits.max_connections, or a peer not allowed.",
+     MT_C(connections_refused), 0},
+    {"parqd_connections_idle_closed_total", "counter",
+     "Input connections closed after limits.idle_timeout without data.",
+     MT_C(connections_idle_closed), 0},
+    {"parqd_connections_open", "gauge", "Input connections open now.", MT_C(connections_open), 0},
+    {"parqd_backpressure_seconds_total", "counter",
+     "Time reading from inputs was paused because the writer was behind.",
+     MT_C(backpressure_us), 1},
+    {"parqd_backpressure_active", "gauge", "1 while reading from inputs is paused, else 0.",
+     MT_C(backpressure_active), 0},
+    {"parqd_spool_bytes", "gauge", "Bytes in spool segment files.", MT_C(spool_bytes), 0},
+    {"parqd_spool_records_replayed_total", "counter",
+     "Records replayed from the spool after a restart.", MT_C(spool_records_replayed), 0},
+    {"parqd_spool_write_errors_total", "counter", "Failed writes or syncs of the spool.",
+     MT_C(spool_write_errors), 0},
+    {"parqd_buffered_bytes", "gauge", "Bytes of records accepted but not yet in a Parquet file.",
+     MT_C(buffered_bytes), 0},
+    {"parqd_rows_written_total", "counter", "Rows written to Parquet files.",
+     MT_C(rows_written), 0},
+    {"parqd_row_groups_written_total", "counter", "Row groups written to Parquet files.",
+     MT_C(row_groups_written), 0},
+    {"parqd_files_written_total", "counter", "Parquet files completed and published.",
+     MT_C(files_written), 0},
+    {"parqd_written_bytes_total", "counter", "Bytes of Parquet files published.",
+     MT_C(bytes_written), 0},
+    {"parqd_write_errors_total", "counter", "Failed writes of Parquet files.",
+     MT_C(write_errors), 0},
+    {"parqd_queue_batches", "gauge", "Batches waiting for a pipeline worker.",
+     MT_C(queue_batches), 0},
+    {"parqd_worker_busy_seconds_total", "counter", "Time pipeline workers spent working.",
+     MT_C(worker_busy_us), 1},
+    {"parqd_workers", "gauge", "Pipeline worker threads.", MT_C(workers), 0},
+};
+#undef MT_C
+
+static const char *const mt_reject_reasons[DM_REJECT_COUNT] = {
+    [DM_REJECT_INVALID_JSON] = "invalid_json",
+    [DM_REJECT_TOO_LONG] = "too_long",
+    [DM_REJECT_SCHEMA] = "schema",
+};
+
+static uint64_t counter_at(size_t off)
+{
+    return dm_get((const _Atomic uint64_t *)((const char *)&dm_counters_global + off));
+}
+
+static void render_counters(mt_out *o)
+{
+    for (size_t i = 0; i < sizeof mt_metrics / sizeof mt_metrics[0]; i++) {
+        const mt_metric *m = &mt_metrics[i];
+        const uint64_t v = counter_at(m->off);
+        family(o, m->name, m->type, m->help);
+        if (m->usec)
+            put(o, "%s %" PRIu64 ".%06" PRIu64 "\n", m->name, v / 1000000u, v % 1000000u);
+        else
+            put(o, "%s %" PRIu64 "\n", m->name, v);
+    }
+    family(o, "parqd_records_rejected_total", "counter",
+           "Records written to the dead-letter file instead of Parquet, by reason.");
+    for (int r = 0; r < DM_REJECT_COUNT; r++)
+        put(o, "parqd_records_rejected_total{reason=\"%s\"} %" PRIu64 "\n", mt_reject_reasons[r],
+            dm_get(&dm_counters_global.records_rejected[r]));
+}
+
+/* ---- process metrics (the names every Prometheus client library uses) -- */
+
+/* Seconds since the epoch at which this process started, from its start
+ * in clock ticks after boot (/proc/self/stat field 22) and the boot time
+ * (/proc/stat btime); < 0 when /proc cannot tell. It never changes, so it
+ * is read once. */
+static double mt_start_time = -1;
+static pthread_once_t mt_start_once = PTHREAD_ONCE_INIT;
+
+static void read_start_time(void)
+{
+    char buf[1024];
+    unsigned long long ticks = 0, btime = 0;
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (f == NULL)
+        return;
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');     /* the command name may hold ')' and spaces */
+    /* after ')': field 3 (state) ... field 22 (starttime) */
+    if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+                            "%*d %*d %*d %*d %*d %*d %llu", &ticks) != 1)
+        return;
+    if ((f = fopen("/proc/stat", "r")) == NULL)
+        return;
+    while (fgets(buf, sizeof buf, f) != NULL)
+        if (sscanf(buf, "btime %llu", &btime) == 1)
+            break;
+    fclose(f);
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (btime > 0 && hz > 0)
+        mt_start_time = (double)btime + (double)ticks / (double)hz;
+}
+
+static long open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return -1;
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1;                /* the directory's own fd */
+}
+
+static void render_process(mt_out *o)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    unsigned long long vm, rss;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%llu %llu", &vm, &rss) == 2 && page > 0) {
+            family(o, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+            put(o, "process_virtual_memory_bytes %llu\n", vm * (unsigned long long)page);
+            family(o, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+            put(o, "process_resident_memory_bytes %llu\n", rss * (unsigned long long)page);
+        }
+        fclose(f);
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        const uint64_t us = (uint64_t)ru.ru_utime.tv_sec * 1000000u +
+                            (uint64_t)ru.ru_utime.tv_usec +
+                            (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+        family(o, "process_cpu_seconds_total", "counter",
+               "Total user and system CPU time spent in seconds.");
+        put(o, "process_cpu_seconds_total %" PRIu64 ".%06" PRIu64 "\n", us / 1000000u,
+            us % 1000000u);
+    }
+    pthread_once(&mt_start_once, read_start_time);
+    if (mt_start_time >= 0) {
+        family(o, "process_start_time_seconds", "gauge",
+               "Start time of the process since unix epoch in seconds.");
+        put(o, "process_start_time_seconds %.2f\n", mt_start_time);
+    }
+    const long fds = open_fds();
+    struct rlimit rl;
+    if (fds >= 0) {
+        family(o, "process_open_fds", "gauge", "Number of open file descriptors.");
+        put(o, "process_open_fds %ld\n", fds);
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        family(o, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+        put(o, "process_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
+    }
+}
+
+char *mt_render(void)
+{
+    mt_out o = {.oom = false};
+    pq_buf_init(&o.b);
+    family(&o, "parqd_up", "gauge", "1 while parqd is running.");
+    put(&o, "parqd_up 1\n");
+    render_counters(&o);
+    render_process(&o);
+    if (o.oom || o.b.data == NULL) {
+        pq_buf_free(&o.b);
+        return NULL;
+    }
+    return (char *)o.b.data;     /* put() keeps it NUL-terminated */
+}
