@@ -81,6 +81,10 @@ lib_init() {
     fi
 }
 
+# sanitized_build: true when BUILD was configured with PQ_SANITIZE (ASan
+# and UBSan): memory bounds do not apply there (shadow memory, quarantine).
+sanitized_build() { grep -q '^PQ_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; }
+
 # spawn CMD...: runs CMD in the background, remembers its pid in $SPAWNED
 # (killed on exit).
 spawn() {
