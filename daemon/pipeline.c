@@ -76,6 +76,7 @@ void pl_fail(pl_pipeline *p, const pq_err *e)
     if (!p->failed) {
         p->failed = true;
         p->cleanup_pending = true;
+        p->fail_reported = false;
         p->fail_err = *e;
         dm_add(&dm_counters_global.write_errors, 1);
     }
@@ -211,6 +212,8 @@ static void *worker_main(void *arg)
             if (p->cb.on_progress != NULL)
                 p->cb.on_progress(p->cb.user);
             pthread_mutex_lock(&p->mu);
+            p->fail_reported = true;     /* pl_drain returns only after the owner heard */
+            pthread_cond_broadcast(&p->done_cv);
             continue;
         }
         if (!work_once(p, wk))
@@ -291,7 +294,7 @@ static bool idle(const pl_pipeline *p)
 int pl_drain(pl_pipeline *p, pq_err *err)
 {
     pthread_mutex_lock(&p->mu);
-    while (!(p->failed && !p->cleanup_pending) && !(idle(p) && !p->failed))
+    while (!(p->failed && p->fail_reported) && !(idle(p) && !p->failed))
         pthread_cond_wait(&p->done_cv, &p->mu);
     int rc = 0;
     if (p->failed) {
@@ -328,7 +331,9 @@ bool pl_failed(const pl_pipeline *p)
 void pl_resume(pl_pipeline *p)
 {
     pthread_mutex_lock(&p->mu);
-    if (p->failed && !p->cleanup_pending) {
+    while (p->failed && !p->fail_reported)
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    if (p->failed) {
         p->failed = false;
         memset(&p->fail_err, 0, sizeof p->fail_err);
     }

@@ -100,7 +100,7 @@ struct pl_pipeline {
     size_t buffered_input, pending_rows_mem, cur_rg_mem, buffered;
     _Atomic size_t buffered_atomic;
 
-    bool failed, cleanup_pending;
+    bool failed, cleanup_pending, fail_reported;
     pq_err fail_err;
 
     pl_stats stats;

@@ -333,7 +333,7 @@ static void restart_column(sh_shredder *s, int column)
 {
     const sc_type *t = s->spec->columns[column].type;
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++) /* includes a variant's metadata */
-        pq_writer_abort_leaf(s->w, (size_t)l);
+        pq_rowgroup_abort_leaf(s->rg, (size_t)l);
     s->cols[column].seen = false;
     s->cols[column].failed = false;
 }
@@ -353,7 +353,7 @@ static int finish_json_column(sh_shredder *s, int column)
 {
     const sc_type *t = s->spec->columns[column].type;
     pq_buf *b = &s->json_text[column];
-    int rc = pq_column_put_bytes(pq_writer_column(s->w, (size_t)t->leaf), 0, b->data, b->len);
+    int rc = pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)t->leaf), 0, b->data, b->len);
     s->cols[column].seen = rc == 0;
     return rc;
 }
@@ -618,7 +618,7 @@ static const json_handler record_handler = {
 
 /* ---- the record ------------------------------------------------------------------ */
 
-static void record_reset(sh_shredder *s, pq_writer *w, const char *line, size_t len,
+static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
                          int64_t ingest_us, pq_err *err)
 {
     s->n_frames = 0;
@@ -627,7 +627,7 @@ static void record_reset(sh_shredder *s, pq_writer *w, const char *line, size_t 
     memset(s->cols, 0, s->spec->n_columns * sizeof *s->cols);
     memset(&s->target, 0, sizeof s->target);
     vr_builder_reset(&s->rest);
-    s->w = w;
+    s->rg = rg;
     s->line = line;
     s->line_len = len;
     s->ingest_us = ingest_us;
@@ -658,7 +658,7 @@ static int put_ingest_time(sh_shredder *s, const sc_column *c)
         v = v >= 0 ? v / 1000 : -((-v + 999) / 1000);
     else if (c->type->unit == PQ_UNIT_NANOS)
         v *= 1000;
-    return pq_column_put_i64(pq_writer_column(s->w, (size_t)c->type->leaf), 0, v);
+    return pq_column_put_i64(pq_rowgroup_column(s->rg, (size_t)c->type->leaf), 0, v);
 }
 
 static int finish_columns(sh_shredder *s)
@@ -691,12 +691,12 @@ static int parse_record(sh_shredder *s, const char *line, size_t len)
     return PQ_OK;
 }
 
-int sh_shred_line(sh_shredder *s, pq_writer *w, const char *line, size_t len,
+int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
                   int64_t ingest_us, pq_err *err)
 {
     if (len > 0 && line[len - 1] == '\r')
         len--;
-    record_reset(s, w, line, len, ingest_us, err);
+    record_reset(s, rg, line, len, ingest_us, err);
     parse_record(s, line, len);
     if (!s->fatal && !s->reject) {
         int rc = finish_rest(s);
@@ -705,8 +705,9 @@ int sh_shred_line(sh_shredder *s, pq_writer *w, const char *line, size_t len,
             fail(s, rc);
     }
     if (s->fatal || s->reject) {
-        pq_writer_abort_row(w);
+        pq_rowgroup_abort_row(rg);
         return s->fatal ? s->fatal : SH_REJECTED;
     }
-    return pq_writer_end_row(w, err);
+    pq_rowgroup_end_row(rg);
+    return PQ_OK;
 }

@@ -4,13 +4,17 @@
  *
  *     sh_shredder *sh;
  *     sh_shredder_new(&sh, spec, &err);            spec outlives sh
- *     pq_writer *w = ... opened on sc_build_parquet_schema(spec)
+ *     pq_rowgroup *rg = ... on sc_build_parquet_schema(spec), e.g.
+ *                           pq_writer_rowgroup(w)
  *     for each line:
- *         rc = sh_shred_line(sh, w, line, len, ingest_us, &err);
- *         rc == 0            row added (pq_writer_end_row done)
+ *         rc = sh_shred_line(sh, rg, line, len, ingest_us, &err);
+ *         rc == 0            row added (pq_rowgroup_end_row done; nothing
+ *                            is flushed: the caller applies row-group
+ *                            limits, e.g. pq_writer_check_limits)
  *         rc == SH_REJECTED  record rejected, nothing added; err.msg says
  *                            why (for the dead-letter file)
- *         rc < 0             the writer failed (I/O, limits): stop using w
+ *         rc < 0             the row buffer failed (memory, the 4 GiB
+ *                            column limit): the row was dropped
  *     sh_shredder_destroy(sh);
  *
  * A value that does not fit its typed column goes to the rest column when
@@ -25,6 +29,7 @@
 #include "colspec.h"
 #include "err.h"
 #include "pq_writer.h"
+#include "rowgroup.h"
 
 #define SH_REJECTED 1
 
@@ -36,7 +41,7 @@ void sh_shredder_destroy(sh_shredder *s);
 /* line excludes the newline; a trailing '\r' is ignored. ingest_us is the
  * receive time (microseconds since the epoch, UTC) for ingest-time
  * columns such as the default schema's `_ingest_ts`. */
-int sh_shred_line(sh_shredder *s, pq_writer *w, const char *line, size_t len,
+int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
                   int64_t ingest_us, pq_err *err);
 
 #endif

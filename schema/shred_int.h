@@ -92,7 +92,7 @@ struct sh_shredder {
     pq_buf wkb;
     sh_target target;
     /* per record */
-    pq_writer *w;
+    pq_rowgroup *rg;
     const char *line;
     size_t line_len;
     int64_t ingest_us;

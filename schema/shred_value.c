@@ -113,7 +113,7 @@ static int put_text(sh_shredder *s, pq_column *c, const sc_type *t, uint16_t rep
  * a writer error. */
 static int put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, const void *payload)
 {
-    pq_column *c = pq_writer_column(s->w, (size_t)t->leaf);
+    pq_column *c = pq_rowgroup_column(s->rg, (size_t)t->leaf);
     double d;
     switch (t->kind) {
     case SC_BOOL:
@@ -149,7 +149,7 @@ static int put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, co
 int shv_nulls(sh_shredder *s, const sc_type *t, uint16_t rep, uint16_t def)
 {
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++) {
-        int rc = pq_column_put_null(pq_writer_column(s->w, (size_t)l), rep, def);
+        int rc = pq_column_put_null(pq_rowgroup_column(s->rg, (size_t)l), rep, def);
         if (rc != 0)
             return rc;
     }
@@ -163,7 +163,7 @@ void shv_fail_column(sh_shredder *s, int column, const char *why)
     snprintf(s->fail_why, sizeof s->fail_why, "%s", why);
     const sc_type *t = s->spec->columns[column].type;
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
-        pq_writer_abort_leaf(s->w, (size_t)l);
+        pq_rowgroup_abort_leaf(s->rg, (size_t)l);
     s->cols[column].failed = true;
 }
 
@@ -185,7 +185,7 @@ static int push_typed(sh_shredder *s, int column, const sc_type *t, uint16_t rep
  * one text buffer serve them all. */
 static int nested_put_json(sh_shredder *s, const sc_type *t, uint16_t rep)
 {
-    return pq_column_put_bytes(pq_writer_column(s->w, (size_t)t->leaf), rep, s->nested_json.data,
+    return pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)t->leaf), rep, s->nested_json.data,
                                s->nested_json.len);
 }
 
@@ -244,7 +244,7 @@ int shv_geo_end(sh_shredder *s, const sh_frame *f)
         shv_fail_column(s, f->column, gerr.msg);
         return PQ_OK;
     }
-    return rc ? rc : pq_column_put_bytes(pq_writer_column(s->w, (size_t)f->type->leaf), f->rep,
+    return rc ? rc : pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)f->type->leaf), f->rep,
                                          s->wkb.data, s->wkb.len);
 }
 
@@ -300,7 +300,7 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
     if (t->kind == SC_MAP) {
         uint16_t rep = f->first ? f->rep : t->elem->rep;
         f->first = false;
-        int rc = pq_column_put_bytes(pq_writer_column(s->w, (size_t)t->leaf), rep, k, len);
+        int rc = pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)t->leaf), rep, k, len);
         s->target = (sh_target){.kind = T_TYPED, .column = f->column, .type = t->elem,
                                 .nullable = true, .rep = rep};
         return rc;
@@ -347,7 +347,7 @@ static int put_default(sh_shredder *s, const sc_column *c)
 {
     const sc_type *t = c->type;
     const sc_default *d = &c->def;
-    pq_column *col = pq_writer_column(s->w, (size_t)t->leaf);
+    pq_column *col = pq_rowgroup_column(s->rg, (size_t)t->leaf);
     switch (t->kind) {
     case SC_BOOL: return pq_column_put_bool(col, 0, d->b);
     case SC_INT:
@@ -388,7 +388,7 @@ int shv_missing_column(sh_shredder *s, int column)
  * typed_value layout goes there, the rest stays in `value`. */
 int shv_write_variant(sh_shredder *s, const sc_type *t, const vr_variant *v, uint16_t rep)
 {
-    return vs_write(&s->vshred, s->w, t, v, rep, s->err);
+    return vs_write(&s->vshred, s->rg, t, v, rep, s->err);
 }
 
 int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload)

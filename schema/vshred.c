@@ -17,7 +17,7 @@
 /* The walk's fixed context. */
 typedef struct vs_ctx {
     vs_state *st;
-    pq_writer *w;
+    pq_rowgroup *rg;
     vr_meta meta;
     pq_err *err;
 } vs_ctx;
@@ -220,7 +220,7 @@ static int put_typed(pq_column *c, const sc_type *t, uint16_t rep, const vs_type
 
 static pq_column *col(const vs_ctx *x, int leaf)
 {
-    return pq_writer_column(x->w, (size_t)leaf);
+    return pq_rowgroup_column(x->rg, (size_t)leaf);
 }
 
 /* Every leaf under typed_value of sh is undefined at def. */
@@ -383,12 +383,12 @@ static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
     return put_unshredded(x, sh, val, len, rep);
 }
 
-int vs_write(vs_state *st, pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
+int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v, uint16_t rep,
              pq_err *err)
 {
     if (t->kind != SC_VARIANT || t->shred == NULL)
         return pq_err_set(err, PQ_EINVAL, "variant shredding: not a variant column");
-    vs_ctx x = {.st = st, .w = w, .err = err};
+    vs_ctx x = {.st = st, .rg = rg, .err = err};
     int rc = vr_meta_open(&x.meta, v->metadata, v->metadata_len, err);
     rc = rc ? rc : pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata,
                                        v->metadata_len);

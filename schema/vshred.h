@@ -5,7 +5,7 @@
  *     vs_state st;
  *     vs_state_init(&st);
  *     for each value:
- *         rc = vs_write(&st, w, col->type, &variant, rep, &err);
+ *         rc = vs_write(&st, rg, col->type, &variant, rep, &err);
  *     vs_state_free(&st);
  *
  * What goes where (sh = a shred node, present at level sh->def):
@@ -32,7 +32,7 @@
  * largest partial object / widest shred object seen. Every leaf of the
  * column gets exactly one level entry per call (arrays: per element).
  * On failure some leaves may already hold this value's entries: the
- * caller aborts the row (pq_writer_abort_row), as sh_shred_line does. */
+ * caller aborts the row (pq_rowgroup_abort_row), as sh_shred_line does. */
 #ifndef PQ_VSHRED_H
 #define PQ_VSHRED_H
 
@@ -44,6 +44,7 @@
 #include "colspec.h"
 #include "err.h"
 #include "pq_writer.h"
+#include "rowgroup.h"
 #include "variant.h"
 
 /* Scratch reused across values. All-zero is a valid empty state. */
@@ -59,7 +60,7 @@ void vs_state_free(vs_state *st);
  * (0 for a top-level column; the list's level for a Variant inside one).
  * Returns 0, a writer error, or PQ_EPARSE / PQ_EINVAL for a malformed
  * Variant (err says where). */
-int vs_write(vs_state *st, pq_writer *w, const sc_type *t, const vr_variant *v, uint16_t rep,
+int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v, uint16_t rep,
              pq_err *err);
 
 /* A primitive converted to a shredded column's physical type. */

@@ -46,9 +46,12 @@ double pq_bloom_expected_fpp(size_t num_bytes, uint64_t ndv)
     double lo = floor(fmax(0.0, lambda - spread));
     double hi = ceil(lambda + spread);
     double sum = 0.0;
-    /* log-space terms: exp(-lambda) underflows long before lambda = 4096 */
+    /* log-space terms: exp(-lambda) underflows long before lambda = 4096.
+     * lgamma_r, not lgamma: lgamma sets the global signgam, a data race
+     * when row groups are encoded on several threads. */
     for (double k = lo; k <= hi; k += 1.0) {
-        double logp = -lambda + k * log(lambda) - lgamma(k + 1.0);
+        int sign;
+        double logp = -lambda + k * log(lambda) - lgamma_r(k + 1.0, &sign);
         sum += exp(logp) * bloom_block_fpp(k);
     }
     return sum > 1.0 ? 1.0 : sum;

@@ -18,9 +18,9 @@
 
 int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err)
 {
-    int rc = o->sink.write(o->sink.ctx, p, n, err);
+    int rc = o->mem ? pq_buf_append(o->mem, p, n) : o->sink.write(o->sink.ctx, p, n, err);
     if (rc != 0)
-        return rc;
+        return o->mem ? pq_err_set(err, PQ_ENOMEM, "writer: out of memory") : rc;
     o->offset += n;
     return PQ_OK;
 }
@@ -174,16 +174,26 @@ static int emit_page(chunk_state *st, pq_page_spec *spec, int64_t *offset_out,
     };
     if (crypto.key != NULL)
         spec->crypto = &crypto;
+    pq_out *out = st->out;
+    pq_buf *page = out->mem ? out->mem : &w->page; /* in memory: built in place */
+    size_t start = out->mem ? out->mem->len : 0;
     pq_buf_reset(&w->page);
     int rc = pq_page_build(spec, &w->comp, st->o->codec, st->o->codec_level, st->o->crc,
-                           &w->scratch, &w->page, &res, err);
-    if (rc != 0)
+                           &w->scratch, page, &res, err);
+    if (rc != 0) {
+        page->len = start;
         return rc;
-    *offset_out = (int64_t)st->out->offset;
-    *size_out = w->page.len;
-    st->meta->total_compressed += (int64_t)w->page.len;
+    }
+    size_t size = page->len - start;
+    *offset_out = (int64_t)out->offset;
+    *size_out = size;
+    st->meta->total_compressed += (int64_t)size;
     st->meta->total_uncompressed += (int64_t)(res.header_len + res.uncompressed_len);
-    return pq_out_write(st->out, w->page.data, w->page.len, err);
+    if (out->mem) {
+        out->offset += size;
+        return PQ_OK;
+    }
+    return pq_out_write(out, page->data, size, err);
 }
 
 static int write_dictionary_page(chunk_state *st, pq_err *err)

@@ -30,17 +30,21 @@ typedef struct pq_chunk_opts {
     int bloom;                   /* -1 auto, 0 off, 1 on */
     double bloom_fpp;
     uint64_t bloom_ndv;          /* 0: the chunk's distinct count */
-    /* encryption: key NULL = plaintext column */
-    pq_crypto_file *crypto_file;
+    /* encryption: key NULL = plaintext column. The file state is only
+     * read, so concurrent encodes of one writer share it. */
+    const pq_crypto_file *crypto_file;
     pq_crypto_key *crypto_key;
     const char *crypto_key_id;
     int32_t row_group, column;   /* ordinals for module AADs */
 } pq_chunk_opts;
 
-/* Where chunk bytes go, and the file offset they land at. */
+/* Where chunk bytes go, and the offset they land at: a sink at the file
+ * offset, or (mem set) a memory buffer, offsets counted from where the
+ * caller started it. Pages are built straight into mem, sparing a copy. */
 typedef struct pq_out {
     pq_sink sink;
     uint64_t offset;
+    pq_buf *mem;
 } pq_out;
 
 int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err);
@@ -103,7 +107,7 @@ typedef struct pq_chunk_meta {
 
 void pq_chunk_meta_free(pq_chunk_meta *m);
 
-/* Scratch reused across chunks; owned by the writer. */
+/* Scratch reused across chunks; one per thread encoding (pq_encoded). */
 typedef struct pq_chunk_work {
     pq_buf levels, body, scratch, page;
     pq_buf indices;              /* uint32 dictionary index per value */

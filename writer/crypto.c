@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,14 +115,19 @@ int pq_crypto_key_load_hex(pq_crypto_key *k, const char *path, pq_err *err)
     return rc;
 }
 
+static void pool_free(_Atomic(EVP_CIPHER_CTX *) *pool)
+{
+    for (size_t i = 0; i < PQ_CRYPTO_CTX_POOL; i++)
+        EVP_CIPHER_CTX_free(atomic_exchange(&pool[i], NULL)); /* wipes the key schedule */
+}
+
 void pq_crypto_key_free(pq_crypto_key *k)
 {
     OPENSSL_cleanse(k->bytes, sizeof k->bytes);
-    EVP_CIPHER_CTX_free(k->gcm); /* frees and wipes the key schedule */
-    EVP_CIPHER_CTX_free(k->ctr);
-    k->gcm = k->ctr = NULL;
+    pool_free(k->gcm);
+    pool_free(k->ctr);
     k->len = 0;
-    k->uses = 0;
+    atomic_store(&k->uses, 0);
     k->max_uses = 0;
 }
 
@@ -132,18 +138,23 @@ void pq_crypto_key_set_limit(pq_crypto_key *k, uint64_t max_uses)
 }
 
 /* Counts one cipher invocation before it happens: a nonce is spent even if
- * OpenSSL then fails. */
+ * OpenSSL then fails. A compare-and-swap rather than a plain increment, so
+ * that concurrent callers can never take the budget past max_uses. */
 static int key_spend(pq_crypto_key *k, pq_err *err)
 {
     if (k->len == 0)
         return pq_err_set(err, PQ_ESTATE, "key %s: not initialized", k->name);
-    if (k->uses >= k->max_uses)
-        return pq_err_set(err, PQ_ELIMIT,
-                          "key %s: already used for %llu encryptions, the limit for "
-                          "one key (NIST SP 800-38D, Encryption.md 4.1.4); write "
-                          "further data to a new file with a new key",
-                          k->name, (unsigned long long)k->uses);
-    k->uses++;
+    uint64_t used = atomic_load_explicit(&k->uses, memory_order_relaxed);
+    do {
+        if (used >= k->max_uses)
+            return pq_err_set(err, PQ_ELIMIT,
+                              "key %s: already used for %llu encryptions, the limit for "
+                              "one key (NIST SP 800-38D, Encryption.md 4.1.4); write "
+                              "further data to a new file with a new key",
+                              k->name, (unsigned long long)used);
+    } while (!atomic_compare_exchange_weak_explicit(&k->uses, &used, used + 1,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
     return 0;
 }
 
@@ -156,14 +167,25 @@ static const EVP_CIPHER *key_cipher(size_t len, bool ctr)
     }
 }
 
-/* The key schedule is set up once per key and mode; each module then only
- * sets a new IV, which for small modules (page headers) is most of the
- * cost saved. */
-static EVP_CIPHER_CTX *key_ctx(pq_crypto_key *k, bool ctr, pq_err *err)
+/* A context with the key schedule set up, for one module: taken from the
+ * key's pool (slots are swapped out atomically, so each context has one
+ * holder), else made. Setting up the key schedule is most of the cost of
+ * a small module (page headers), and concurrent row-group encodes share
+ * keys. Measured on the 2-core build machine (AES-256-GCM, 100-byte / 64
+ * KiB modules, ns per module): a mutex around the cipher call 1460-1820 /
+ * 20300-25400 on one thread but 2100 / 30000 on two (it serializes the
+ * cipher work); a context per call 2570-2850 / 25200-26200; this pool
+ * 1560-1940 / 22200-22900 on one thread and 930-1230 / 11700-15000 on two. */
+static EVP_CIPHER_CTX *ctx_take(pq_crypto_key *k, bool ctr, pq_err *err)
 {
-    EVP_CIPHER_CTX **slot = ctr ? &k->ctr : &k->gcm;
-    if (*slot != NULL)
-        return *slot;
+    _Atomic(EVP_CIPHER_CTX *) *pool = ctr ? k->ctr : k->gcm;
+    for (size_t i = 0; i < PQ_CRYPTO_CTX_POOL; i++) {
+        if (atomic_load_explicit(&pool[i], memory_order_relaxed) == NULL)
+            continue;
+        EVP_CIPHER_CTX *ctx = atomic_exchange_explicit(&pool[i], NULL, memory_order_acquire);
+        if (ctx != NULL)
+            return ctx;
+    }
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (ctx == NULL ||
         EVP_EncryptInit_ex(ctx, key_cipher(k->len, ctr), NULL, k->bytes, NULL) != 1) {
@@ -171,8 +193,20 @@ static EVP_CIPHER_CTX *key_ctx(pq_crypto_key *k, bool ctr, pq_err *err)
         crypto_fail(err, k, ctr ? "AES-CTR setup" : "AES-GCM setup");
         return NULL;
     }
-    *slot = ctx;
     return ctx;
+}
+
+/* Puts a context back into a free slot, or frees it when all are taken. */
+static void ctx_give(pq_crypto_key *k, bool ctr, EVP_CIPHER_CTX *ctx)
+{
+    _Atomic(EVP_CIPHER_CTX *) *pool = ctr ? k->ctr : k->gcm;
+    for (size_t i = 0; i < PQ_CRYPTO_CTX_POOL; i++) {
+        EVP_CIPHER_CTX *empty = NULL;
+        if (atomic_compare_exchange_strong_explicit(&pool[i], &empty, ctx, memory_order_release,
+                                                    memory_order_relaxed))
+            return;
+    }
+    EVP_CIPHER_CTX_free(ctx);
 }
 
 /* ---- module AAD ---------------------------------------------------------- */
@@ -197,9 +231,15 @@ static void aad_put_ordinal(uint8_t *p, int32_t v)
     p[1] = (uint8_t)((v >> 8) & 0xff);
 }
 
-int pq_crypto_module_aad(pq_buf *out, const void *file_aad, size_t file_aad_len,
-                         pq_crypto_module type, int32_t row_group, int32_t column,
-                         int32_t page, pq_err *err)
+/* The module-specific AAD suffix: type || row group || column || page, each
+ * ordinal only where 4.4.2 says the type carries it. */
+typedef struct aad_suffix {
+    uint8_t bytes[7];
+    size_t len;
+} aad_suffix;
+
+static int aad_suffix_build(aad_suffix *sfx, pq_crypto_module type, int32_t row_group,
+                            int32_t column, int32_t page, pq_err *err)
 {
     if ((int)type < PQ_MODULE_FOOTER || (int)type > PQ_MODULE_BLOOM_BITSET)
         return pq_err_set(err, PQ_EINVAL, "encryption AAD: unknown module type %d",
@@ -218,37 +258,58 @@ int pq_crypto_module_aad(pq_buf *out, const void *file_aad, size_t file_aad_len,
     if (has_page && (rc = aad_check_ordinal(page, "page",
                                             "start a new row group", err)) != 0)
         return rc;
-    uint8_t suffix[7];
     size_t n = 0;
-    suffix[n++] = (uint8_t)type;
+    sfx->bytes[n++] = (uint8_t)type;
     if (rg_col) {
-        aad_put_ordinal(suffix + n, row_group);
-        aad_put_ordinal(suffix + n + 2, column);
+        aad_put_ordinal(sfx->bytes + n, row_group);
+        aad_put_ordinal(sfx->bytes + n + 2, column);
         n += 4;
     }
     if (has_page) {
-        aad_put_ordinal(suffix + n, page);
+        aad_put_ordinal(sfx->bytes + n, page);
         n += 2;
     }
-    if (pq_buf_append(out, file_aad, file_aad_len) != 0 || pq_buf_append(out, suffix, n) != 0)
+    sfx->len = n;
+    return 0;
+}
+
+int pq_crypto_module_aad(pq_buf *out, const void *file_aad, size_t file_aad_len,
+                         pq_crypto_module type, int32_t row_group, int32_t column,
+                         int32_t page, pq_err *err)
+{
+    aad_suffix sfx;
+    int rc = aad_suffix_build(&sfx, type, row_group, column, page, err);
+    if (rc != 0)
+        return rc;
+    if (pq_buf_append(out, file_aad, file_aad_len) != 0 ||
+        pq_buf_append(out, sfx.bytes, sfx.len) != 0)
         return pq_err_set(err, PQ_ENOMEM, "encryption AAD: out of memory");
     return 0;
 }
 
 /* ---- GCM and CTR ----------------------------------------------------------- */
 
+/* A GCM AAD in two parts (file AAD, module suffix): GCM hashes AAD given in
+ * several updates as if concatenated, so modules need no AAD buffer, and
+ * the shared pq_crypto_file stays read-only. */
+typedef struct gcm_aad {
+    const void *a, *b;
+    size_t a_len, b_len;
+} gcm_aad;
+
 /* Runs one GCM encryption. ct == NULL discards the ciphertext (footer
  * signing): it goes through a small stack buffer instead of a copy of the
  * whole footer. */
 static int gcm_run(pq_crypto_key *k, EVP_CIPHER_CTX *ctx, const uint8_t *nonce,
-                   const void *aad, size_t aad_len, const uint8_t *pt, size_t n,
+                   const gcm_aad *aad, const uint8_t *pt, size_t n,
                    uint8_t *ct, uint8_t *tag, pq_err *err)
 {
     uint8_t sink[4096];
     int len;
     if (EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, nonce) != 1)
         return crypto_fail(err, k, "AES-GCM nonce setup");
-    if (aad_len > 0 && EVP_EncryptUpdate(ctx, NULL, &len, aad, (int)aad_len) != 1)
+    if ((aad->a_len > 0 && EVP_EncryptUpdate(ctx, NULL, &len, aad->a, (int)aad->a_len) != 1) ||
+        (aad->b_len > 0 && EVP_EncryptUpdate(ctx, NULL, &len, aad->b, (int)aad->b_len) != 1))
         return crypto_fail(err, k, "AES-GCM AAD");
     for (size_t off = 0; off < n;) {
         size_t chunk = ct ? n : (n - off < sizeof sink ? n - off : sizeof sink);
@@ -277,15 +338,12 @@ static int module_check(const pq_crypto_key *k, size_t n, size_t aad_len,
     return 0;
 }
 
-int pq_crypto_gcm_encrypt(pq_crypto_key *key, const void *aad, size_t aad_len,
-                          const void *pt, size_t n, pq_buf *out, pq_err *err)
+static int gcm_encrypt(pq_crypto_key *key, const gcm_aad *aad, const void *pt, size_t n,
+                       pq_buf *out, pq_err *err)
 {
-    int rc = module_check(key, n, aad_len, PQ_CRYPTO_GCM_OVERHEAD, err);
+    int rc = module_check(key, n, aad->a_len + aad->b_len, PQ_CRYPTO_GCM_OVERHEAD, err);
     if (rc != 0 || (rc = key_spend(key, err)) != 0)
         return rc;
-    EVP_CIPHER_CTX *ctx = key_ctx(key, false, err);
-    if (ctx == NULL)
-        return PQ_ECRYPTO;
     if (pq_buf_reserve(out, n + PQ_CRYPTO_GCM_OVERHEAD) != 0)
         return pq_err_set(err, PQ_ENOMEM, "key %s: no memory for a %zu-byte module",
                           key->name, n);
@@ -294,10 +352,36 @@ int pq_crypto_gcm_encrypt(pq_crypto_key *key, const void *aad, size_t aad_len,
     put_le32(p, (uint32_t)(n + PQ_CRYPTO_NONCE_LEN + PQ_CRYPTO_TAG_LEN));
     if (RAND_bytes(nonce, PQ_CRYPTO_NONCE_LEN) != 1)
         return crypto_fail(err, key, "nonce generation (RAND_bytes)");
-    rc = gcm_run(key, ctx, nonce, aad, aad_len, pt, n, ct, ct + n, err);
+    EVP_CIPHER_CTX *ctx = ctx_take(key, false, err);
+    if (ctx == NULL)
+        return PQ_ECRYPTO;
+    rc = gcm_run(key, ctx, nonce, aad, pt, n, ct, ct + n, err);
+    ctx_give(key, false, ctx); /* the next nonce setup resets a failed run */
     if (rc != 0)
         return rc;
     out->len += n + PQ_CRYPTO_GCM_OVERHEAD;
+    return 0;
+}
+
+int pq_crypto_gcm_encrypt(pq_crypto_key *key, const void *aad, size_t aad_len,
+                          const void *pt, size_t n, pq_buf *out, pq_err *err)
+{
+    gcm_aad a = {.a = aad, .a_len = aad_len};
+    return gcm_encrypt(key, &a, pt, n, out, err);
+}
+
+static int ctr_run(pq_crypto_key *k, EVP_CIPHER_CTX *ctx, const uint8_t *nonce,
+                   const uint8_t *pt, size_t n, uint8_t *ct, pq_err *err)
+{
+    /* 4.2.2: IV = nonce || 31 zero bits || a one bit (big-endian counter 1) */
+    uint8_t iv[16] = { 0 };
+    memcpy(iv, nonce, PQ_CRYPTO_NONCE_LEN);
+    iv[15] = 1;
+    int len;
+    if (EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) != 1 ||
+        (n > 0 && EVP_EncryptUpdate(ctx, ct, &len, pt, (int)n) != 1) ||
+        EVP_EncryptFinal_ex(ctx, ct + n, &len) != 1)
+        return crypto_fail(err, k, "AES-CTR encryption");
     return 0;
 }
 
@@ -307,9 +391,6 @@ int pq_crypto_ctr_encrypt(pq_crypto_key *key, const void *pt, size_t n,
     int rc = module_check(key, n, 0, PQ_CRYPTO_CTR_OVERHEAD, err);
     if (rc != 0 || (rc = key_spend(key, err)) != 0)
         return rc;
-    EVP_CIPHER_CTX *ctx = key_ctx(key, true, err);
-    if (ctx == NULL)
-        return PQ_ECRYPTO;
     if (pq_buf_reserve(out, n + PQ_CRYPTO_CTR_OVERHEAD) != 0)
         return pq_err_set(err, PQ_ENOMEM, "key %s: no memory for a %zu-byte module",
                           key->name, n);
@@ -318,33 +399,39 @@ int pq_crypto_ctr_encrypt(pq_crypto_key *key, const void *pt, size_t n,
     put_le32(p, (uint32_t)(n + PQ_CRYPTO_NONCE_LEN));
     if (RAND_bytes(nonce, PQ_CRYPTO_NONCE_LEN) != 1)
         return crypto_fail(err, key, "nonce generation (RAND_bytes)");
-    /* 4.2.2: IV = nonce || 31 zero bits || a one bit (big-endian counter 1) */
-    uint8_t iv[16] = { 0 };
-    memcpy(iv, nonce, PQ_CRYPTO_NONCE_LEN);
-    iv[15] = 1;
-    int len;
-    if (EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) != 1 ||
-        (n > 0 && EVP_EncryptUpdate(ctx, ct, &len, pt, (int)n) != 1) ||
-        EVP_EncryptFinal_ex(ctx, ct + n, &len) != 1)
-        return crypto_fail(err, key, "AES-CTR encryption");
+    EVP_CIPHER_CTX *ctx = ctx_take(key, true, err);
+    if (ctx == NULL)
+        return PQ_ECRYPTO;
+    rc = ctr_run(key, ctx, nonce, pt, n, ct, err);
+    ctx_give(key, true, ctx);
+    if (rc != 0)
+        return rc;
     out->len += n + PQ_CRYPTO_CTR_OVERHEAD;
     return 0;
+}
+
+static int gcm_sign(pq_crypto_key *key, const gcm_aad *aad, const void *msg, size_t n,
+                    uint8_t sig[PQ_CRYPTO_SIGNATURE_LEN], pq_err *err)
+{
+    int rc = module_check(key, n, aad->a_len + aad->b_len, PQ_CRYPTO_GCM_OVERHEAD, err);
+    if (rc != 0 || (rc = key_spend(key, err)) != 0)
+        return rc;
+    if (RAND_bytes(sig, PQ_CRYPTO_NONCE_LEN) != 1)
+        return crypto_fail(err, key, "nonce generation (RAND_bytes)");
+    EVP_CIPHER_CTX *ctx = ctx_take(key, false, err);
+    if (ctx == NULL)
+        return PQ_ECRYPTO;
+    rc = gcm_run(key, ctx, sig, aad, msg, n, NULL, sig + PQ_CRYPTO_NONCE_LEN, err);
+    ctx_give(key, false, ctx);
+    return rc;
 }
 
 int pq_crypto_gcm_sign(pq_crypto_key *key, const void *aad, size_t aad_len,
                        const void *msg, size_t n,
                        uint8_t sig[PQ_CRYPTO_SIGNATURE_LEN], pq_err *err)
 {
-    int rc = module_check(key, n, aad_len, PQ_CRYPTO_GCM_OVERHEAD, err);
-    if (rc != 0 || (rc = key_spend(key, err)) != 0)
-        return rc;
-    EVP_CIPHER_CTX *ctx = key_ctx(key, false, err);
-    if (ctx == NULL)
-        return PQ_ECRYPTO;
-    if (RAND_bytes(sig, PQ_CRYPTO_NONCE_LEN) != 1)
-        return crypto_fail(err, key, "nonce generation (RAND_bytes)");
-    return gcm_run(key, ctx, sig, aad, aad_len, msg, n, NULL,
-                   sig + PQ_CRYPTO_NONCE_LEN, err);
+    gcm_aad a = {.a = aad, .a_len = aad_len};
+    return gcm_sign(key, &a, msg, n, sig, err);
 }
 
 /* ---- per-file state ------------------------------------------------------ */
@@ -355,7 +442,6 @@ int pq_crypto_file_init(pq_crypto_file *f, pq_crypto_algorithm alg,
 {
     memset(f, 0, sizeof *f);
     pq_buf_init(&f->file_aad);
-    pq_buf_init(&f->scratch);
     if (alg != PQ_AES_GCM_V1 && alg != PQ_AES_GCM_CTR_V1)
         return pq_err_set(err, PQ_EINVAL, "encryption: unknown algorithm %d", (int)alg);
     if (aad_prefix == NULL && prefix_len > 0)
@@ -381,37 +467,38 @@ void pq_crypto_file_free(pq_crypto_file *f)
     if (f->file_aad.data != NULL)
         OPENSSL_cleanse(f->file_aad.data, f->file_aad.cap);
     pq_buf_free(&f->file_aad);
-    pq_buf_free(&f->scratch);
 }
 
-int pq_crypto_encrypt_module(pq_crypto_file *f, pq_crypto_key *key,
+int pq_crypto_encrypt_module(const pq_crypto_file *f, pq_crypto_key *key,
                              pq_crypto_module type, int32_t row_group,
                              int32_t column, int32_t page, const void *pt,
                              size_t n, pq_buf *out, pq_err *err)
 {
     /* The AAD is built for CTR pages too: it validates the ordinals, so
      * both algorithms refuse the same files. */
-    pq_buf_reset(&f->scratch);
-    int rc = pq_crypto_module_aad(&f->scratch, f->file_aad.data, f->file_aad.len,
-                                  type, row_group, column, page, err);
+    aad_suffix sfx;
+    int rc = aad_suffix_build(&sfx, type, row_group, column, page, err);
     if (rc != 0)
         return rc;
     bool page_data = type == PQ_MODULE_DATA_PAGE || type == PQ_MODULE_DICT_PAGE;
     if (f->algorithm == PQ_AES_GCM_CTR_V1 && page_data)
         return pq_crypto_ctr_encrypt(key, pt, n, out, err);
-    return pq_crypto_gcm_encrypt(key, f->scratch.data, f->scratch.len, pt, n, out, err);
+    gcm_aad aad = {.a = f->file_aad.data, .a_len = f->file_aad.len,
+                   .b = sfx.bytes, .b_len = sfx.len};
+    return gcm_encrypt(key, &aad, pt, n, out, err);
 }
 
-int pq_crypto_sign_footer(pq_crypto_file *f, pq_crypto_key *key,
+int pq_crypto_sign_footer(const pq_crypto_file *f, pq_crypto_key *key,
                           const void *footer, size_t n,
                           uint8_t sig[PQ_CRYPTO_SIGNATURE_LEN], pq_err *err)
 {
-    pq_buf_reset(&f->scratch);
-    int rc = pq_crypto_module_aad(&f->scratch, f->file_aad.data, f->file_aad.len,
-                                  PQ_MODULE_FOOTER, 0, 0, 0, err);
+    aad_suffix sfx;
+    int rc = aad_suffix_build(&sfx, PQ_MODULE_FOOTER, 0, 0, 0, err);
     if (rc != 0)
         return rc;
-    return pq_crypto_gcm_sign(key, f->scratch.data, f->scratch.len, footer, n, sig, err);
+    gcm_aad aad = {.a = f->file_aad.data, .a_len = f->file_aad.len,
+                   .b = sfx.bytes, .b_len = sfx.len};
+    return gcm_sign(key, &aad, footer, n, sig, err);
 }
 
 /* ---- Thrift structs ------------------------------------------------------ */

@@ -15,8 +15,12 @@
  *     FileMetaData, then pq_crypto_sign_footer() and append the 28 bytes.
  *
  * Key material is never logged: messages name keys by pq_crypto_key.name.
- * Not thread-safe: a key caches an OpenSSL context and counts its uses, so
- * each writer thread needs its own pq_crypto_key. */
+ * Threads: a pq_crypto_key may be used by several threads at once (the
+ * writer's concurrent row-group encodes share the file's keys); its use
+ * counter is atomic and its OpenSSL contexts are handed out from a small
+ * lock-free pool. Initializing, limiting and freeing a key are not
+ * concurrent with its use. A pq_crypto_file is read-only once initialized
+ * and may be shared the same way. */
 #ifndef PQ_CRYPTO_H
 #define PQ_CRYPTO_H
 
@@ -66,14 +70,22 @@ typedef enum pq_crypto_algorithm {
 
 struct evp_cipher_ctx_st;
 
+/* Idle OpenSSL contexts a key keeps per mode: about the number of threads
+ * expected to encrypt with it at once; more threads than this still work
+ * (a context is made for the call), they only pay the key schedule. */
+#define PQ_CRYPTO_CTX_POOL 16
+
 /* An AES key (16, 24 or 32 bytes). Caller-owned; never copy it by value
  * (the copy would escape pq_crypto_key_free's wipe and share contexts). */
 typedef struct pq_crypto_key {
     uint8_t bytes[32];
     size_t len;
-    uint64_t uses;      /* cipher invocations so far */
+    _Atomic uint64_t uses; /* cipher invocations so far */
     uint64_t max_uses;  /* PQ_CRYPTO_MAX_INVOCATIONS unless lowered */
-    struct evp_cipher_ctx_st *gcm, *ctr; /* key schedules, made on first use */
+    /* idle contexts with the key schedule set up (made on first use); a
+     * thread takes one out of a slot for one module and puts it back */
+    _Atomic(struct evp_cipher_ctx_st *) gcm[PQ_CRYPTO_CTX_POOL];
+    _Atomic(struct evp_cipher_ctx_st *) ctr[PQ_CRYPTO_CTX_POOL];
     char name[80];      /* for messages, e.g. the key file path */
 } pq_crypto_key;
 
@@ -122,7 +134,6 @@ typedef struct pq_crypto_file {
     pq_buf file_aad;      /* aad_prefix || file_unique */
     size_t prefix_len;    /* leading bytes of file_aad that are the prefix */
     bool store_prefix;    /* false: readers must supply the prefix */
-    pq_buf scratch;       /* module AAD being built */
 } pq_crypto_file;
 
 /* aad_prefix may be NULL (no file-swap protection). store_prefix = false
@@ -134,13 +145,13 @@ void pq_crypto_file_free(pq_crypto_file *f);
 
 /* Encrypts one module with its AAD: CTR for data and dictionary pages
  * under AES_GCM_CTR_V1, GCM for everything else. Appends to out. */
-int pq_crypto_encrypt_module(pq_crypto_file *f, pq_crypto_key *key,
+int pq_crypto_encrypt_module(const pq_crypto_file *f, pq_crypto_key *key,
                              pq_crypto_module type, int32_t row_group,
                              int32_t column, int32_t page, const void *pt,
                              size_t n, pq_buf *out, pq_err *err);
 /* Signature of a plaintext footer (serialized FileMetaData) under the
  * footer AAD. */
-int pq_crypto_sign_footer(pq_crypto_file *f, pq_crypto_key *key,
+int pq_crypto_sign_footer(const pq_crypto_file *f, pq_crypto_key *key,
                           const void *footer, size_t n,
                           uint8_t sig[PQ_CRYPTO_SIGNATURE_LEN], pq_err *err);
 

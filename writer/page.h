@@ -26,7 +26,7 @@ void pq_thrift_statistics(pq_thrift *t, int16_t fid, const pq_stats_out *s);
 /* Modular encryption of one page (Encryption.md 4.4.2): the page bytes and
  * then the header become modules; ordinals go into their AADs. */
 typedef struct pq_page_crypto {
-    pq_crypto_file *file;
+    const pq_crypto_file *file;
     pq_crypto_key *key;
     int32_t row_group, column;
     int32_t page;                /* data-page ordinal in the chunk */

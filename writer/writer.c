@@ -1,9 +1,17 @@
-/* writer.c - the file: PAR1 framing, row tracking and row-group flushes,
- * page indexes after the row groups, then the footer (parquet-format
- * README "File Format"). The only module that knows the file layout. */
+/* writer.c - the file: PAR1 framing, row-group encoding into memory and
+ * appending in order, page indexes after the row groups, then the footer
+ * (parquet-format README "File Format"). The only module that knows the
+ * file layout.
+ *
+ * Threads: pq_writer_encode runs on any thread, several at once for one
+ * writer; it reads only what is fixed at open (schema, resolved chunk
+ * options, the file's crypto state and keys, which are safe to share) and
+ * writes only into its pq_encoded. Everything else (the classic put/end_row
+ * API, append, close) runs on one thread at a time. */
 #include "chunk.h"
 #include "metadata.h"
 #include "page.h"
+#include "rowgroup.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,20 +19,33 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One row group encoded into memory: its bytes with offsets counted from
+ * 0, and its chunk metadata, which append rebases and hands to the writer. */
+struct pq_encoded {
+    const pq_writer *w;          /* the writer that encoded it */
+    pq_chunk_work work;          /* scratch and compressors of this encoder */
+    pq_buf bytes;
+    pq_row_group_meta meta;      /* chunks owned here until appended */
+    size_t n_chunks;
+    int32_t ordinal;
+    bool ready;                  /* encoded and not yet appended */
+};
+
 struct pq_writer {
     pq_schema *schema;
     pq_writer_opts opts;
     char created_by[128];
     pq_out out;
-    pq_column *cols;
-    pq_chunk_opts *chunk_opts;
+    pq_rowgroup *rg;             /* the classic API's rows */
+    pq_encoded *own;             /* encodes rg on flush */
+    pq_chunk_opts *chunk_opts;   /* per leaf; read-only after open */
     size_t n_cols;
-    pq_chunk_work work;
     pq_row_group_meta *rgs;
     size_t n_rgs, cap_rgs;
     pq_kv *kv;
     size_t n_kv;
-    uint64_t rows_written, rows_buffered;
+    uint64_t rows_written;
+    uint64_t rows_size_checked;  /* rows in rg at the last byte-size check */
     /* encryption (NULL crypto: plaintext file) */
     pq_encryption_opts enc;
     pq_crypto_file crypto_file;
@@ -176,11 +197,12 @@ static int setup_crypto(pq_writer *w, pq_err *err)
 static int writer_setup(pq_writer *w, pq_err *err)
 {
     w->n_cols = pq_schema_num_leaves(w->schema);
-    w->cols = calloc(w->n_cols, sizeof *w->cols);
     w->chunk_opts = calloc(w->n_cols, sizeof *w->chunk_opts);
-    if (w->cols == NULL || w->chunk_opts == NULL)
+    w->own = pq_encoded_new();
+    if (w->chunk_opts == NULL || w->own == NULL)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
-    int rc = w->opts.encryption ? setup_crypto(w, err) : 0;
+    int rc = pq_rowgroup_new(&w->rg, w->schema, err);
+    rc = rc ? rc : w->opts.encryption ? setup_crypto(w, err) : 0;
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < w->n_cols; i++) {
@@ -190,8 +212,6 @@ static int writer_setup(pq_writer *w, pq_err *err)
             rc = setup_leaf_crypto(w, i, &w->chunk_opts[i], err);
         if (rc != 0)
             return rc;
-        if (pq_column_init(&w->cols[i], n) != 0)
-            return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     }
     bool pare = w->crypto && !w->enc.plaintext_footer;
     return pq_out_write(&w->out, pare ? "PARE" : "PAR1", 4, err);
@@ -221,7 +241,6 @@ int pq_writer_open(pq_writer **out, pq_schema *schema, const pq_writer_opts *opt
         w->enc = *opts->encryption;
     w->opts.encryption = opts->encryption ? &w->enc : NULL;
     w->out.sink = sink;
-    pq_chunk_work_init(&w->work);
     rc = writer_setup(w, err);
     if (rc != 0) {
         pq_writer_destroy(w);
@@ -245,9 +264,8 @@ void pq_writer_destroy(pq_writer *w)
 {
     if (w == NULL)
         return;
-    for (size_t i = 0; w->cols && i < w->n_cols; i++)
-        pq_column_free(&w->cols[i]);
-    free(w->cols);
+    pq_rowgroup_destroy(w->rg);
+    pq_encoded_destroy(w->own);
     free(w->chunk_opts);
     free_row_groups(w);
     for (size_t i = 0; i < w->n_kv; i++) {
@@ -261,7 +279,6 @@ void pq_writer_destroy(pq_writer *w)
     free(w->footer_key_id);
     if (w->crypto)
         pq_crypto_file_free(w->crypto);
-    pq_chunk_work_free(&w->work);
     free(w);
 }
 
@@ -284,52 +301,159 @@ int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value, pq_
 
 pq_column *pq_writer_column(pq_writer *w, size_t leaf)
 {
-    return leaf < w->n_cols ? &w->cols[leaf] : NULL;
+    return pq_rowgroup_column(w->rg, leaf);
 }
 
-size_t pq_writer_buffered_bytes(const pq_writer *w)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < w->n_cols; i++)
-        total += pq_column_buffered_bytes(&w->cols[i]);
-    return total;
-}
-
+pq_rowgroup *pq_writer_rowgroup(pq_writer *w) { return w->rg; }
+size_t pq_writer_buffered_bytes(const pq_writer *w) { return pq_rowgroup_buffered_bytes(w->rg); }
 uint64_t pq_writer_bytes_written(const pq_writer *w) { return w->out.offset; }
 uint64_t pq_writer_rows_written(const pq_writer *w) { return w->rows_written; }
-uint64_t pq_writer_rows_buffered(const pq_writer *w) { return w->rows_buffered; }
+uint64_t pq_writer_rows_buffered(const pq_writer *w) { return pq_rowgroup_rows(w->rg); }
+int32_t pq_writer_row_groups(const pq_writer *w) { return (int32_t)w->n_rgs; }
 
 /* Byte size is checked every 64 rows: summing every column per row would
- * cost more than the row itself on wide schemas. */
+ * cost more than the row itself on wide schemas. Counted from the last
+ * check, not by row number, because moved rows arrive in batches. */
+int pq_writer_check_limits(pq_writer *w, pq_err *err)
+{
+    const pq_writer_opts *o = &w->opts;
+    uint64_t rows = pq_rowgroup_rows(w->rg);
+    bool full = o->row_group_max_rows && rows >= o->row_group_max_rows;
+    if (!full && o->row_group_max_bytes && rows - w->rows_size_checked >= 64) {
+        w->rows_size_checked = rows;
+        full = pq_rowgroup_buffered_bytes(w->rg) >= o->row_group_max_bytes;
+    }
+    return full ? pq_writer_flush_row_group(w, err) : PQ_OK;
+}
+
 int pq_writer_end_row(pq_writer *w, pq_err *err)
 {
-    w->rows_buffered++;
-    const pq_writer_opts *o = &w->opts;
-    bool full = o->row_group_max_rows && w->rows_buffered >= o->row_group_max_rows;
-    if (!full && o->row_group_max_bytes && (w->rows_buffered & 63) == 0)
-        full = pq_writer_buffered_bytes(w) >= o->row_group_max_bytes;
-    return full ? pq_writer_flush_row_group(w, err) : PQ_OK;
+    pq_rowgroup_end_row(w->rg);
+    return pq_writer_check_limits(w, err);
 }
 
 void pq_writer_abort_row(pq_writer *w)
 {
-    for (size_t i = 0; i < w->n_cols; i++)
-        pq_column_truncate_rows(&w->cols[i], w->rows_buffered);
+    pq_rowgroup_abort_row(w->rg);
 }
 
 void pq_writer_abort_leaf(pq_writer *w, size_t leaf)
 {
-    if (leaf < w->n_cols)
-        pq_column_truncate_rows(&w->cols[leaf], w->rows_buffered);
+    pq_rowgroup_abort_leaf(w->rg, leaf);
 }
 
-static int check_row_counts(const pq_writer *w, pq_err *err)
+/* One code path for both APIs: the classic flush encodes the writer's own
+ * rows as the next row group and appends them. A failed encode writes
+ * nothing (the rows stay buffered); a failed append leaves the file
+ * unusable. */
+int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 {
-    for (size_t i = 0; i < w->n_cols; i++)
-        if (w->cols[i].n_rows != w->rows_buffered)
-            return pq_err_set(err, PQ_ESTATE, "column '%s' has %zu rows, the row group has %llu",
-                              w->cols[i].node->path, w->cols[i].n_rows,
-                              (unsigned long long)w->rows_buffered);
+    if (w->closed || w->failed)
+        return pq_err_set(err, PQ_ESTATE, "writer: flush after close or failure");
+    if (pq_rowgroup_rows(w->rg) == 0)
+        return PQ_OK;
+    int rc = pq_writer_encode(w, w->rg, (int32_t)w->n_rgs, w->own, err);
+    rc = rc ? rc : pq_writer_append_encoded(w, w->own, err);
+    if (rc != 0)
+        return rc;
+    pq_rowgroup_reset(w->rg);
+    w->rows_size_checked = 0;
+    return PQ_OK;
+}
+
+/* ---- encoding row groups in memory, appending them in order ---------------- */
+
+pq_encoded *pq_encoded_new(void)
+{
+    pq_encoded *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return NULL;
+    pq_chunk_work_init(&e->work);
+    pq_buf_init(&e->bytes);
+    return e;
+}
+
+static void encoded_drop(pq_encoded *e)
+{
+    for (size_t i = 0; e->meta.chunks && i < e->n_chunks; i++)
+        pq_chunk_meta_free(&e->meta.chunks[i]);
+    free(e->meta.chunks);
+    memset(&e->meta, 0, sizeof e->meta);
+    e->n_chunks = 0;
+    e->ready = false;
+}
+
+void pq_encoded_destroy(pq_encoded *e)
+{
+    if (e == NULL)
+        return;
+    encoded_drop(e);
+    pq_chunk_work_free(&e->work);
+    pq_buf_free(&e->bytes);
+    free(e);
+}
+
+uint64_t pq_encoded_bytes(const pq_encoded *e) { return e->ready ? e->bytes.len : 0; }
+uint64_t pq_encoded_rows(const pq_encoded *e) { return e->ready ? (uint64_t)e->meta.num_rows : 0; }
+
+static int encode_check(const pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_err *err)
+{
+    if (pq_rowgroup_schema(rg) != w->schema)
+        return pq_err_set(err, PQ_EINVAL, "writer: the row group has another schema");
+    if (ordinal < 0)
+        return pq_err_set(err, PQ_EINVAL, "writer: row group ordinal %d is negative",
+                          (int)ordinal);
+    if (w->crypto && ordinal > PQ_CRYPTO_MAX_ORDINAL)
+        return pq_err_set(err, PQ_ELIMIT, "encryption: more than %d row groups in one file; "
+                          "rotate files sooner", PQ_CRYPTO_MAX_ORDINAL + 1);
+    return pq_rowgroup_check(rg, err);
+}
+
+/* Each chunk gets its own copy of the leaf's options, carrying this
+ * encode's ordinal: the writer's copy is shared by concurrent encodes. */
+static int encode_chunks(const pq_writer *w, const pq_rowgroup *rg, pq_encoded *e,
+                         pq_err *err)
+{
+    pq_out out = {.mem = &e->bytes};
+    for (size_t i = 0; i < w->n_cols; i++) {
+        pq_chunk_opts o = w->chunk_opts[i];
+        o.row_group = e->ordinal;
+        pq_chunk_meta *m = &e->meta.chunks[i];
+        int rc = pq_chunk_write(&e->work, pq_rowgroup_leaf(rg, i), &o, &out, m, err);
+        if (rc != 0)
+            return rc;
+        e->meta.total_byte_size += m->total_uncompressed;
+        e->meta.total_compressed_size += m->total_compressed;
+    }
+    return PQ_OK;
+}
+
+int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_encoded *e,
+                     pq_err *err)
+{
+    encoded_drop(e);
+    pq_buf_reset(&e->bytes);
+    int rc = encode_check(w, rg, ordinal, err);
+    if (rc != 0)
+        return rc;
+    e->w = w;
+    e->ordinal = ordinal;
+    e->meta.num_rows = (int64_t)pq_rowgroup_rows(rg);
+    if (e->meta.num_rows == 0) {
+        e->ready = true; /* append skips it */
+        return PQ_OK;
+    }
+    e->meta.chunks = calloc(w->n_cols, sizeof *e->meta.chunks);
+    if (e->meta.chunks == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    e->n_chunks = w->n_cols;
+    rc = encode_chunks(w, rg, e, err);
+    if (rc != 0) {
+        encoded_drop(e);
+        pq_buf_reset(&e->bytes);
+        return rc;
+    }
+    e->ready = true;
     return PQ_OK;
 }
 
@@ -346,50 +470,51 @@ static int grow_row_groups(pq_writer *w, pq_err *err)
     return PQ_OK;
 }
 
-static int write_row_group(pq_writer *w, pq_row_group_meta *rg, pq_err *err)
+/* Encoded offsets count from the row group's first byte; in the file they
+ * count from the file's. Bloom filter and page index offsets are not set
+ * yet: close writes those. */
+static void rebase_chunk(pq_chunk_meta *m, int64_t base)
 {
-    rg->file_offset = (int64_t)w->out.offset;
-    if (w->crypto && w->n_rgs > PQ_CRYPTO_MAX_ORDINAL + 1)
-        return pq_err_set(err, PQ_ELIMIT, "encryption: more than %d row groups in one file; "
-                          "rotate files sooner", PQ_CRYPTO_MAX_ORDINAL + 1);
-    for (size_t i = 0; i < w->n_cols; i++) {
-        pq_chunk_meta *m = &rg->chunks[i];
-        w->chunk_opts[i].row_group = (int32_t)(w->n_rgs - 1);
-        int rc = pq_chunk_write(&w->work, &w->cols[i], &w->chunk_opts[i], &w->out, m, err);
-        if (rc != 0)
-            return rc;
-        rg->total_byte_size += m->total_uncompressed;
-        rg->total_compressed_size += m->total_compressed;
-    }
-    return PQ_OK;
+    if (m->dictionary_page_offset >= 0)
+        m->dictionary_page_offset += base;
+    if (m->data_page_offset >= 0)
+        m->data_page_offset += base;
+    for (size_t p = 0; p < m->n_pages; p++)
+        m->pages[p].offset += base;
 }
 
-int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
+int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
 {
     if (w->closed || w->failed)
-        return pq_err_set(err, PQ_ESTATE, "writer: flush after close or failure");
-    if (w->rows_buffered == 0)
+        return pq_err_set(err, PQ_ESTATE, "writer: append after close or failure");
+    if (!e->ready || e->w != w)
+        return pq_err_set(err, PQ_ESTATE, "writer: append of a row group not encoded "
+                          "for this writer (or already appended)");
+    if (e->meta.num_rows == 0) {
+        e->ready = false;
         return PQ_OK;
-    int rc = check_row_counts(w, err);
-    rc = rc ? rc : grow_row_groups(w, err);
+    }
+    if (e->ordinal != (int32_t)w->n_rgs)
+        return pq_err_set(err, PQ_ESTATE, "writer: row group %d appended where %zu is next",
+                          (int)e->ordinal, w->n_rgs);
+    int rc = grow_row_groups(w, err);
     if (rc != 0)
         return rc;
-    pq_row_group_meta *rg = &w->rgs[w->n_rgs];
-    memset(rg, 0, sizeof *rg);
-    rg->num_rows = (int64_t)w->rows_buffered;
-    rg->chunks = calloc(w->n_cols, sizeof *rg->chunks);
-    if (rg->chunks == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
-    w->n_rgs++; /* counted now so its chunk metas are freed on any path */
-    rc = write_row_group(w, rg, err);
+    int64_t base = (int64_t)w->out.offset;
+    for (size_t i = 0; i < e->n_chunks; i++)
+        rebase_chunk(&e->meta.chunks[i], base);
+    e->meta.file_offset = base;
+    uint64_t rows = (uint64_t)e->meta.num_rows;
+    w->rgs[w->n_rgs++] = e->meta; /* the chunk metas move to the writer */
+    memset(&e->meta, 0, sizeof e->meta);
+    e->n_chunks = 0;
+    e->ready = false;
+    rc = pq_out_write(&w->out, e->bytes.data, e->bytes.len, err);
     if (rc != 0) {
-        w->failed = rc; /* bytes of a partial row group are on the sink */
+        w->failed = rc; /* part of the row group may be on the sink */
         return rc;
     }
-    for (size_t i = 0; i < w->n_cols; i++)
-        pq_column_reset(&w->cols[i]);
-    w->rows_written += w->rows_buffered;
-    w->rows_buffered = 0;
+    w->rows_written += rows;
     return PQ_OK;
 }
 

@@ -298,7 +298,7 @@ static int write_case(const char *case_dir, const char *out_dir, int number, con
             rc = absent ? absent : vr_meta_open(&m, bin.data, bin.len, err);
             size_t ml = rc ? 0 : (size_t)(m.bytes - bin.data) + m.bytes_len;
             vr_variant v = {bin.data, ml, bin.data + ml, bin.len - ml};
-            rc = rc ? rc : vs_write(&st, w, t, &v, 0, err);
+            rc = rc ? rc : vs_write(&st, pq_writer_rowgroup(w), t, &v, 0, err);
             pq_buf json;
             pq_buf_init(&json);
             rc = rc ? rc : vread_to_json(&json, v.metadata, v.metadata_len, v.value, v.value_len,

@@ -423,9 +423,9 @@ static void test_output_errors(void **state)
                  "c.yaml:3:22: output.compression_level: compression level 10 out of range for "
                  "gzip: use 1..9, or 0 for the default");
     assert_error("output:\n  path: \"x/{host}-{sec}.parquet\"\n",
-                 "c.yaml:2:19: output.path: unknown placeholder (expected {host}, {pid} or {seq})");
+                 "c.yaml:2:19: output.path: unknown placeholder (expected {host}, {pid}, {seq} or {uuid})");
     assert_error("output:\n  path: x/{host}.parquet\n",
-                 "c.yaml:2:25: output.path: must contain {seq}, or files rotated within the same "
+                 "c.yaml:2:25: output.path: must contain {seq} or {uuid}, or files rotated within the same "
                  "period would collide");
     assert_error("output:\n  statistics: {truncate: 0}\n",
                  "c.yaml:2:26: output.statistics.truncate: 0 is out of range 1..2147483647");

@@ -2,13 +2,15 @@
  * Encryption.md: decrypting the encrypted footers of the parquet-testing
  * reference files, verifying their plaintext-footer signatures, AAD and
  * Thrift bytes written out from the spec, GCM/CTR round trips and tamper
- * detection, the per-key invocation limit, and key file errors. */
+ * detection, the per-key invocation limit (also with a key shared by
+ * threads), and key file errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -954,6 +956,92 @@ static void test_crypto_key_load_hex_errors_name_file_not_key(void **state)
     pq_crypto_key_free(&k);
 }
 
+/* ---- (f) keys shared by threads --------------------------------------------- */
+
+#define SHARE_THREADS 4
+#define SHARE_BUDGET 6000
+
+typedef struct share_run {
+    pq_crypto_key *k;
+    const pq_crypto_file *f;
+    const pq_buf *hdr_aad;       /* AAD of the GCM modules, built the long way */
+    size_t ok;                   /* modules encrypted and checked */
+    int rc;                      /* the error that ended the run */
+    char bad[600];               /* a module that did not decrypt */
+} share_run;
+
+/* Alternates CTR page modules and GCM header modules (whose AAD the
+ * writer passes to GCM in two parts) until the key's budget is spent;
+ * decrypts each with the test reader's own code. */
+static void *share_thread(void *arg)
+{
+    share_run *r = arg;
+    pq_buf out, back;
+    pq_buf_init(&out);
+    pq_buf_init(&back);
+    uint8_t pt[300];
+    for (;; r->ok++) {
+        size_t n = 1 + (r->ok * 7) % sizeof pt;
+        memset(pt, (int)(r->ok & 0xff), n);
+        pq_buf_reset(&out);
+        pq_buf_reset(&back);
+        pq_err err = {0};
+        bool page = r->ok % 2 == 0;
+        r->rc = pq_crypto_encrypt_module(r->f, r->k, page ? PQ_MODULE_DATA_PAGE
+                                                          : PQ_MODULE_DATA_PAGE_HEADER,
+                                         1, 2, 3, pt, n, &out, &err);
+        if (r->rc != 0)
+            break;
+        int rc = page ? pqt_decrypt_ctr_module(r->k, out.data, out.len, &back, NULL, &err)
+                      : pqt_decrypt_gcm_module(r->k, r->hdr_aad->data, r->hdr_aad->len,
+                                               out.data, out.len, &back, NULL, &err);
+        if (rc != 0 || back.len != n || memcmp(back.data, pt, n) != 0) {
+            snprintf(r->bad, sizeof r->bad, "module %zu (%s): %s", r->ok,
+                     page ? "CTR" : "GCM", rc ? err.msg : "wrong plaintext");
+            break;
+        }
+    }
+    pq_buf_free(&out);
+    pq_buf_free(&back);
+    return NULL;
+}
+
+/* Concurrent row-group encodes share a file's keys: every module is
+ * sound, and together they spend exactly the budget, never more. */
+static void test_crypto_key_shared_by_threads_spends_exactly_its_budget(void **state)
+{
+    (void)state;
+    pq_crypto_key k;
+    key_ascii(&k, KF256);
+    pq_crypto_key_set_limit(&k, SHARE_BUDGET);
+    pq_crypto_file f;
+    pq_err err = {0};
+    assert_int_equal(pq_crypto_file_init(&f, PQ_AES_GCM_CTR_V1, "pfx", 3, true, &err), 0);
+    pq_buf aad;
+    pq_buf_init(&aad);
+    assert_int_equal(pq_crypto_module_aad(&aad, f.file_aad.data, f.file_aad.len,
+                                          PQ_MODULE_DATA_PAGE_HEADER, 1, 2, 3, &err), 0);
+    share_run runs[SHARE_THREADS];
+    pthread_t t[SHARE_THREADS];
+    for (int i = 0; i < SHARE_THREADS; i++) {
+        runs[i] = (share_run){.k = &k, .f = &f, .hdr_aad = &aad};
+        assert_int_equal(pthread_create(&t[i], NULL, share_thread, &runs[i]), 0);
+    }
+    size_t total = 0;
+    for (int i = 0; i < SHARE_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        if (runs[i].bad[0])
+            fail_msg("thread %d: %s", i, runs[i].bad);
+        assert_int_equal(runs[i].rc, PQ_ELIMIT);
+        total += runs[i].ok;
+    }
+    assert_int_equal(total, SHARE_BUDGET);
+    assert_int_equal(k.uses, SHARE_BUDGET);
+    pq_buf_free(&aad);
+    pq_crypto_file_free(&f);
+    pq_crypto_key_free(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -975,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_crypto_encrypted_footer_round_trip),
         cmocka_unit_test(test_crypto_column_crypto_metadata_bytes),
         cmocka_unit_test(test_crypto_key_invocation_limit),
+        cmocka_unit_test(test_crypto_key_shared_by_threads_spends_exactly_its_budget),
         cmocka_unit_test(test_crypto_key_load_hex_sizes),
         cmocka_unit_test(test_crypto_key_load_hex_errors_name_file_not_key),
     };

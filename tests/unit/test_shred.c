@@ -58,7 +58,9 @@ static void rig_close(rig *r)
 
 static int shred(rig *r, const char *line)
 {
-    return sh_shred_line(r->sh, r->w, line, strlen(line), 1700000000000000LL, &r->err);
+    int rc = sh_shred_line(r->sh, pq_writer_rowgroup(r->w), line, strlen(line),
+                           1700000000000000LL, &r->err);
+    return rc == 0 ? pq_writer_check_limits(r->w, &r->err) : rc;
 }
 
 static const pq_column *leaf(rig *r, const char *path)

@@ -1001,7 +1001,7 @@ static void put_variant(vs_state *st, pq_writer *w, const sc_type *t, const pq_b
     pq_err err = {0};
     if (have) {
         vr_variant v = split_bin(bin);
-        fail_if(vs_write(st, w, t, &v, 0, &err), &err, "vs_write");
+        fail_if(vs_write(st, pq_writer_rowgroup(w), t, &v, 0, &err), &err, "vs_write");
         return;
     }
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
@@ -1230,7 +1230,8 @@ static void write_one_and_check(caserun *cr, const uint8_t *meta, size_t mlen,
     vs_state_init(&st);
     vr_variant v = {meta, mlen, val, vlen};
     assert_int_equal(pq_column_put_i32(pq_writer_column(w, 0), 0, 1), 0);
-    fail_if(vs_write(&st, w, cr->spec->columns[1].type, &v, 0, &err), &err, "vs_write");
+    fail_if(vs_write(&st, pq_writer_rowgroup(w), cr->spec->columns[1].type, &v, 0, &err), &err,
+            "vs_write");
     fail_if(pq_writer_end_row(w, &err), &err, "end_row");
     fail_if(pq_writer_close(w, &err), &err, "close");
     pq_writer_destroy(w);
@@ -1431,8 +1432,8 @@ static void rig_put(rig *r)
 {
     vr_variant v;
     fail_if(vr_finish(&r->b, &v), &r->b.err, "finish");
-    fail_if(vs_write(&r->st, r->w, r->spec->columns[0].type, &v, 0, &r->err), &r->err,
-            "vs_write");
+    fail_if(vs_write(&r->st, pq_writer_rowgroup(r->w), r->spec->columns[0].type, &v, 0, &r->err),
+            &r->err, "vs_write");
     fail_if(pq_writer_end_row(r->w, &r->err), &r->err, "end_row");
     vr_builder_reset(&r->b);
 }
@@ -1670,7 +1671,8 @@ static void test_vshred_nested_levels(void **state)
         words[i] ? vr_string(&r.b, words[i], 1) : vr_int(&r.b, 5);
         vr_variant v;
         fail_if(vr_finish(&r.b, &v), &r.b.err, "finish");
-        fail_if(vs_write(&r.st, r.w, t, &v, (uint16_t)i, &r.err), &r.err, "vs_write");
+        fail_if(vs_write(&r.st, pq_writer_rowgroup(r.w), t, &v, (uint16_t)i, &r.err), &r.err,
+                "vs_write");
         vr_builder_reset(&r.b);
     }
     expect_leaf(&r, "l.list.element.metadata", "3/0:010000 3/1:010000");
@@ -1813,7 +1815,8 @@ static void test_vshred_json_records_through_the_shredder(void **state)
         "{\"other\": 1}",
     };
     for (size_t i = 0; i < 4; i++)
-        fail_if(sh_shred_line(sh, w, lines[i], strlen(lines[i]), 0, &err), &err, lines[i]);
+        fail_if(sh_shred_line(sh, pq_writer_rowgroup(w), lines[i], strlen(lines[i]), 0, &err),
+                &err, lines[i]);
     rig r = {.spec = spec, .ps = ps, .w = w};
     /* {"ip": "10.0.0.1"} stays in value (ip is key 0 of ip, kind, n, tags);
      * 12.5 is decimal4 125 scale 1 (20 01 7d000000), not an int64: n.value;
@@ -1842,12 +1845,15 @@ static void test_vshred_rejects_malformed_input(void **state)
     static const uint8_t meta[] = {0x01, 0x00, 0x00};
     static const uint8_t truncated_object[] = {0x02, 0x05};
     vr_variant v = {meta, sizeof meta, truncated_object, sizeof truncated_object};
-    assert_int_equal(vs_write(&r.st, r.w, r.spec->columns[0].type, &v, 0, &r.err), PQ_EPARSE);
-    assert_int_equal(vs_write(&r.st, r.w, r.spec->columns[1].type, &v, 0, &r.err), PQ_EINVAL);
+    assert_int_equal(vs_write(&r.st, pq_writer_rowgroup(r.w), r.spec->columns[0].type, &v, 0,
+                              &r.err), PQ_EPARSE);
+    assert_int_equal(vs_write(&r.st, pq_writer_rowgroup(r.w), r.spec->columns[1].type, &v, 0,
+                              &r.err), PQ_EINVAL);
     assert_non_null(strstr(r.err.msg, "not a variant column"));
     static const uint8_t bad_meta[] = {0x02, 0x00};
     v = (vr_variant){bad_meta, sizeof bad_meta, truncated_object, 1};
-    assert_int_equal(vs_write(&r.st, r.w, r.spec->columns[0].type, &v, 0, &r.err), PQ_EPARSE);
+    assert_int_equal(vs_write(&r.st, pq_writer_rowgroup(r.w), r.spec->columns[0].type, &v, 0,
+                              &r.err), PQ_EPARSE);
     pq_writer_abort_row(r.w); /* what a caller does after a failure */
     rig_close(&r);
 }
@@ -2020,7 +2026,7 @@ static void test_vshred_random_round_trip(void **state)
             pq_buf_append(&in[r], v.metadata, v.metadata_len);
             pq_buf_append(&in[r], v.value, v.value_len);
             mlen[r] = v.metadata_len;
-            if (vs_write(&st, w, t, &v, 0, &err) != 0)
+            if (vs_write(&st, pq_writer_rowgroup(w), t, &v, 0, &err) != 0)
                 fail_msg("seed %" PRIu64 " row %zu: %s", seed, r, err.msg);
         }
         fail_if(pq_writer_end_row(w, &err), &err, "end_row");

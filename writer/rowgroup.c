@@ -1,0 +1,290 @@
+/* rowgroup.c - pq_rowgroup: one pq_column per leaf, row counting, and
+ * moving whole rows between row groups of the same schema. Runs on
+ * whichever thread owns the row group (a daemon worker shredding into it,
+ * the pipeline moving rows, the thread encoding it); never two at once.
+ *
+ * Moving rows is a bulk copy: per leaf one memcpy each for the fixed-width
+ * values, the definition and repetition levels and the byte-array heap,
+ * plus one pass that rebases the byte-array offsets. Finding where row n
+ * starts costs nothing for flat leaves (level n) and one scan of the
+ * repetition levels for repeated ones; moving all rows needs no scan. */
+#include "rowgroup.h"
+#include "column.h"
+
+#include <stdlib.h>
+
+/* Where a row boundary falls in one leaf's buffers. */
+typedef struct col_cut {
+    size_t levels;   /* levels (and def/rep entries) before the boundary */
+    size_t values;   /* defined values before it */
+    size_t heap;     /* byte-array heap bytes before it */
+} col_cut;
+
+struct pq_rowgroup {
+    pq_schema *schema;
+    pq_column *cols;
+    col_cut *cuts;               /* move_rows scratch, one per leaf */
+    size_t n_cols;
+    uint64_t rows;
+};
+
+int pq_rowgroup_new(pq_rowgroup **out, pq_schema *schema, pq_err *err)
+{
+    *out = NULL;
+    int rc = pq_schema_finish(schema, err);
+    if (rc != 0)
+        return rc;
+    pq_rowgroup *rg = calloc(1, sizeof *rg);
+    if (rg == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "row group: out of memory");
+    rg->schema = schema;
+    size_t n = pq_schema_num_leaves(schema);
+    rg->cols = calloc(n, sizeof *rg->cols);
+    rg->cuts = calloc(n, sizeof *rg->cuts);
+    if (rg->cols == NULL || rg->cuts == NULL) {
+        pq_rowgroup_destroy(rg);
+        return pq_err_set(err, PQ_ENOMEM, "row group: out of memory");
+    }
+    for (; rg->n_cols < n; rg->n_cols++) {
+        /* counted before init succeeds: init leaves a column freeable */
+        if (pq_column_init(&rg->cols[rg->n_cols], pq_schema_leaf_node(schema, rg->n_cols)) != 0) {
+            rg->n_cols++;
+            pq_rowgroup_destroy(rg);
+            return pq_err_set(err, PQ_ENOMEM, "row group: out of memory");
+        }
+    }
+    *out = rg;
+    return PQ_OK;
+}
+
+void pq_rowgroup_destroy(pq_rowgroup *rg)
+{
+    if (rg == NULL)
+        return;
+    for (size_t i = 0; i < rg->n_cols; i++)
+        pq_column_free(&rg->cols[i]);
+    free(rg->cols);
+    free(rg->cuts);
+    free(rg);
+}
+
+const pq_schema *pq_rowgroup_schema(const pq_rowgroup *rg) { return rg->schema; }
+size_t pq_rowgroup_num_columns(const pq_rowgroup *rg) { return rg->n_cols; }
+uint64_t pq_rowgroup_rows(const pq_rowgroup *rg) { return rg->rows; }
+
+pq_column *pq_rowgroup_column(pq_rowgroup *rg, size_t leaf)
+{
+    return leaf < rg->n_cols ? &rg->cols[leaf] : NULL;
+}
+
+const pq_column *pq_rowgroup_leaf(const pq_rowgroup *rg, size_t leaf)
+{
+    return leaf < rg->n_cols ? &rg->cols[leaf] : NULL;
+}
+
+void pq_rowgroup_end_row(pq_rowgroup *rg)
+{
+    rg->rows++;
+}
+
+void pq_rowgroup_abort_row(pq_rowgroup *rg)
+{
+    for (size_t i = 0; i < rg->n_cols; i++)
+        pq_column_truncate_rows(&rg->cols[i], rg->rows);
+}
+
+void pq_rowgroup_abort_leaf(pq_rowgroup *rg, size_t leaf)
+{
+    if (leaf < rg->n_cols)
+        pq_column_truncate_rows(&rg->cols[leaf], rg->rows);
+}
+
+size_t pq_rowgroup_buffered_bytes(const pq_rowgroup *rg)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < rg->n_cols; i++)
+        total += pq_column_buffered_bytes(&rg->cols[i]);
+    return total;
+}
+
+void pq_rowgroup_reset(pq_rowgroup *rg)
+{
+    for (size_t i = 0; i < rg->n_cols; i++)
+        pq_column_reset(&rg->cols[i]);
+    rg->rows = 0;
+}
+
+int pq_rowgroup_check(const pq_rowgroup *rg, pq_err *err)
+{
+    for (size_t i = 0; i < rg->n_cols; i++)
+        if (rg->cols[i].n_rows != rg->rows)
+            return pq_err_set(err, PQ_ESTATE, "column '%s' has %zu rows, the row group has %llu",
+                              rg->cols[i].node->path, rg->cols[i].n_rows,
+                              (unsigned long long)rg->rows);
+    return PQ_OK;
+}
+
+/* ---- moving rows ------------------------------------------------------------ */
+
+/* The level index where row n starts: level n when the leaf is not
+ * repeated, else the (n+1)-th level with repetition level 0. */
+static size_t row_start_level(const pq_column *c, uint64_t n)
+{
+    if (c->max_rep == 0)
+        return (size_t)n;
+    const uint16_t *rep = pq_column_rep(c);
+    uint64_t starts = 0;
+    size_t l = 0;
+    for (; l < c->n_levels; l++)
+        if (rep[l] == 0 && starts++ == n)
+            break;
+    return l;
+}
+
+/* n < c->n_rows scans; n == n_rows (moving everything) does not. */
+static void find_cut(const pq_column *c, uint64_t n, col_cut *k)
+{
+    if (n >= c->n_rows) { /* everything: no scan */
+        k->levels = c->n_levels;
+        k->values = c->n_values;
+    } else {
+        k->levels = row_start_level(c, n);
+        k->values = k->levels;
+        if (c->max_def > 0) {
+            const uint16_t *def = pq_column_def(c);
+            size_t v = 0;
+            for (size_t l = 0; l < k->levels; l++)
+                v += def[l] == c->max_def;
+            k->values = v;
+        }
+    }
+    k->heap = c->node->type == PQ_BYTE_ARRAY ? pq_column_offsets(c)[k->values] : 0;
+}
+
+/* Makes room in d for the cut, so that the copy cannot fail halfway. */
+static int reserve_cut(pq_column *d, const col_cut *k)
+{
+    size_t lb = k->levels * sizeof(uint16_t);
+    if (d->max_def > 0 && pq_buf_reserve(&d->def, lb) != 0)
+        return PQ_ENOMEM;
+    if (d->max_rep > 0 && pq_buf_reserve(&d->rep, lb) != 0)
+        return PQ_ENOMEM;
+    if (d->node->type == PQ_BYTE_ARRAY)
+        return pq_buf_reserve(&d->heap, k->heap) != 0 ||
+               pq_buf_reserve(&d->offsets, k->values * sizeof(uint32_t)) != 0 ? PQ_ENOMEM : PQ_OK;
+    return pq_buf_reserve(&d->values, k->values * d->width) != 0 ? PQ_ENOMEM : PQ_OK;
+}
+
+static void append_bytes(pq_buf *d, const pq_buf *s, size_t n)
+{
+    if (n > 0)
+        memcpy(d->data + d->len, s->data, n);
+    d->len += n;
+}
+
+/* Appends the first k rows of s to d (room reserved by reserve_cut). */
+static void append_cut(pq_column *d, const pq_column *s, const col_cut *k, uint64_t rows)
+{
+    size_t lb = k->levels * sizeof(uint16_t);
+    if (d->max_def > 0)
+        append_bytes(&d->def, &s->def, lb);
+    if (d->max_rep > 0)
+        append_bytes(&d->rep, &s->rep, lb);
+    if (d->node->type == PQ_BYTE_ARRAY) {
+        uint32_t base = (uint32_t)d->heap.len; /* fits: checked by the caller */
+        uint32_t *to = (uint32_t *)(void *)(d->offsets.data + d->offsets.len);
+        const uint32_t *from = pq_column_offsets(s) + 1;
+        for (size_t i = 0; i < k->values; i++)
+            to[i] = from[i] + base;
+        d->offsets.len += k->values * sizeof(uint32_t);
+        append_bytes(&d->heap, &s->heap, k->heap);
+    } else {
+        append_bytes(&d->values, &s->values, k->values * d->width);
+    }
+    d->n_levels += k->levels;
+    d->n_values += k->values;
+    d->n_rows += (size_t)rows;
+}
+
+static void shift_bytes(pq_buf *b, size_t drop)
+{
+    if (b->len == 0)
+        return;                  /* never allocated: data may be NULL */
+    memmove(b->data, b->data + drop, b->len - drop);
+    b->len -= drop;
+}
+
+/* Removes the first rows of s (the cut), moving the rest to the front. */
+static void drop_cut(pq_column *s, const col_cut *k, uint64_t rows)
+{
+    if (rows >= s->n_rows) {
+        pq_column_reset(s);
+        return;
+    }
+    size_t lb = k->levels * sizeof(uint16_t);
+    if (s->max_def > 0)
+        shift_bytes(&s->def, lb);
+    if (s->max_rep > 0)
+        shift_bytes(&s->rep, lb);
+    size_t left = s->n_values - k->values;
+    if (s->node->type == PQ_BYTE_ARRAY) {
+        uint32_t *off = (uint32_t *)(void *)s->offsets.data;
+        uint32_t base = (uint32_t)k->heap;
+        for (size_t i = 0; i <= left; i++)
+            off[i] = off[k->values + i] - base;
+        s->offsets.len = (left + 1) * sizeof(uint32_t);
+        shift_bytes(&s->heap, k->heap);
+    } else {
+        shift_bytes(&s->values, k->values * s->width);
+    }
+    s->n_levels -= k->levels;
+    s->n_values = left;
+    s->n_rows -= (size_t)rows;
+}
+
+static int check_whole_rows(const pq_rowgroup *rg, const char *which, pq_err *err)
+{
+    for (size_t i = 0; i < rg->n_cols; i++)
+        if (rg->cols[i].n_rows != rg->rows)
+            return pq_err_set(err, PQ_EINVAL, "move rows: %s row group has an unfinished row "
+                              "(column '%s' holds %zu rows, %llu ended)", which,
+                              rg->cols[i].node->path, rg->cols[i].n_rows,
+                              (unsigned long long)rg->rows);
+    return PQ_OK;
+}
+
+/* Two passes: the first finds every leaf's cut and reserves room in dst
+ * (the only steps that can fail), the second copies and cannot fail, so
+ * an error leaves both row groups as they were. */
+int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err *err)
+{
+    if (dst->schema != src->schema)
+        return pq_err_set(err, PQ_EINVAL, "move rows: the row groups have different schemas");
+    if (dst == src)
+        return pq_err_set(err, PQ_EINVAL, "move rows: source and destination are the same");
+    if (n > src->rows)
+        return pq_err_set(err, PQ_EINVAL, "move rows: %llu rows asked, the source has %llu",
+                          (unsigned long long)n, (unsigned long long)src->rows);
+    int rc = check_whole_rows(src, "the source", err);
+    rc = rc ? rc : check_whole_rows(dst, "the destination", err);
+    if (rc != 0 || n == 0)
+        return rc;
+    for (size_t i = 0; i < src->n_cols; i++) {
+        pq_column *d = &dst->cols[i];
+        col_cut *k = &src->cuts[i];
+        find_cut(&src->cols[i], n, k);
+        if (k->heap > UINT32_MAX - d->heap.len)
+            return pq_err_set(err, PQ_ELIMIT, "move rows: column '%s' would hold more than "
+                              "4 GiB of byte arrays in one row group", d->node->path);
+        if (reserve_cut(d, k) != 0)
+            return pq_err_set(err, PQ_ENOMEM, "move rows: out of memory for column '%s'",
+                              d->node->path);
+    }
+    for (size_t i = 0; i < src->n_cols; i++) {
+        append_cut(&dst->cols[i], &src->cols[i], &src->cuts[i], n);
+        drop_cut(&src->cols[i], &src->cuts[i], n);
+    }
+    dst->rows += n;
+    src->rows -= n;
+    return PQ_OK;
+}
