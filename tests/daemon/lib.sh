@@ -70,6 +70,9 @@ lib_cleanup() {
 lib_init() {
     T=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
     trap lib_cleanup EXIT
+    # bash reports every background job killed by a signal ("line 12:
+    # 345 Killed ..."): the tests kill on purpose, so leave those out.
+    exec 2> >(grep --line-buffered -v -E '^.*lib\.sh: line [0-9]+: +[0-9]+ (Killed|Terminated)' >&2)
     trap 'exit 130' INT TERM
     if [ ! -x "$PARQD" ]; then
         bad "parqd binary" "$PARQD not found"

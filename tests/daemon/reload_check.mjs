@@ -23,7 +23,7 @@ check('no temporary files left', tempFiles(o.out).length === 0);
 const files = listParquet(o.out);
 const byCols = new Map();
 for (const f of files) {
-  const d = await query(`DESCRIBE SELECT * FROM read_parquet(${sqlStr(f)})`);
+  const d = await query(`DESCRIBE SELECT * FROM read_parquet(${sqlStr(f)}, hive_partitioning = false)`);
   const sig = d.map(c => `${c.column_name} ${c.column_type}`).join(', ');
   if (!byCols.has(sig)) byCols.set(sig, []);
   byCols.get(sig).push(f);
@@ -38,7 +38,7 @@ check('no file has any other schema', byCols.size === (oldSig ? 1 : 0) + (newSig
 
 const before = Number(o.before), a = Number(o['after-first']), b = Number(o['after-last']);
 if (oldSig) {
-  const rows = await query(`SELECT CAST(event AS JSON)::VARCHAR AS j FROM read_parquet(${sqlList(byCols.get(oldSig))})`);
+  const rows = await query(`SELECT CAST(event AS JSON)::VARCHAR AS j FROM read_parquet(${sqlList(byCols.get(oldSig))}, hive_partitioning = false)`);
   const recs = rows.map(r => JSON.parse(r.j));
   const ids = recs.map(r => r.id).sort((x, y) => x - y);
   check(`old-schema files hold exactly the ${before} records sent before the reload (${ids.length})`,
@@ -47,7 +47,7 @@ if (oldSig) {
   check('  ... with every field intact in event', wrong.length === 0, JSON.stringify(wrong[0]));
 }
 if (newSig) {
-  const rows = await query(`SELECT id, msg, n, CAST(rest AS JSON)::VARCHAR AS rest FROM read_parquet(${sqlList(byCols.get(newSig))}) ORDER BY id`);
+  const rows = await query(`SELECT id, msg, n, CAST(rest AS JSON)::VARCHAR AS rest FROM read_parquet(${sqlList(byCols.get(newSig))}, hive_partitioning = false) ORDER BY id`);
   const ids = rows.map(r => Number(r.id));
   check(`new-schema files hold exactly the records ${a}..${b} sent after the reload (${ids.length})`,
         sameIds(ids, range(a, b)), `ids ${ids.slice(0, 5).join(',')}..${ids.slice(-3).join(',')}`);

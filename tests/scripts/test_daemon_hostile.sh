@@ -95,7 +95,6 @@ done
 # Idle connections: closed by the server, not before idle_timeout, and not
 # much after it.
 IDLE_REPORT=$(cat "$T/idle.json" 2>/dev/null || echo '{}')
-echo "idle: $IDLE_REPORT"
 idle_ok=$(node -e '
 const r = JSON.parse(process.argv[1]), n = Number(process.argv[2]), t = Number(process.argv[3]);
 console.log(r.connected === n && r.closedByServer === n && r.minS >= t - 0.2 && r.maxS <= t + 6 ? 1 : 0);' \

@@ -67,10 +67,11 @@ options { log-msg-size(1048576); keep-timestamp(no); time-reopen(1); };
 source s_zeek  { file("$T/zeek.ndjson" flags(no-parse) follow-freq(0.2) log-msg-size(1048576)); };
 source s_otrf  { file("$T/otrf.ndjson" flags(no-parse) follow-freq(0.2) log-msg-size(1048576)); };
 source s_plain { file("$T/plain.txt" flags(no-parse) follow-freq(0.2)); };
-destination d_tcp  { network("127.0.0.1" port($PORT) transport("tcp") template("\$MSG\n")); };
+destination d_tcp  { network("127.0.0.1" port($PORT) transport("tcp") template("\$MSG\n")
+                     persist-name("d_tcp")); };
 destination d_unix { unix-stream("$SOCK" template("\$MSG\n")); };
 destination d_json { network("127.0.0.1" port($PORT) transport("tcp")
-                     template("\$(format-json src=plain msg=\$MSG)\n")); };
+                     template("\$(format-json src=plain msg=\$MSG)\n") persist-name("d_json")); };
 log { source(s_zeek); destination(d_tcp); };
 log { source(s_otrf); destination(d_unix); };
 log { source(s_plain); destination(d_json); };
@@ -93,7 +94,9 @@ received() {
     m=$(http_get 127.0.0.1 "$PORT_M" /metrics)
     [ "$(metric "$m" parqd_records_received_total)" = "$NEXPECT" ]
 }
-if wait_for 90 received; then
+received_or_gone() { received || ! alive "$SNG"; }
+wait_for 90 received_or_gone
+if received; then
     ok "syslog-ng delivered $NEXPECT records over TCP and the Unix socket"
 else
     M=$(http_get 127.0.0.1 "$PORT_M" /metrics)

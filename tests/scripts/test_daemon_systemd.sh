@@ -79,7 +79,7 @@ NSOCK="$T/notify.sock"
 NOUT="$T/notify.out"
 spawn "$PY" "$LIB_DIR/notify_recv.py" "$NSOCK" "$NOUT"
 NRECV=$SPAWNED
-wait_for 10 grep -q listening "$NOUT"
+wait_for 10 test -s "$NOUT"
 cat >"$T/notify.yaml" <<EOF
 inputs:
   - {type: tcp, listen: "127.0.0.1:$PORT"}
