@@ -7,7 +7,9 @@
 # newline; then SIGTERM. parqd must exit 0 having published everything:
 # DuckDB reads every file and the records equal the lines sent, exactly;
 # several files (small rotation), no temporaries, PAR1 at both ends, and
-# parqd.spool seq ranges that are disjoint and cover 1..N.
+# parqd.spool seq ranges that are disjoint and cover 1..N. Then a second
+# run: 16 clients write 24 MiB as fast as they can and close, SIGTERM
+# follows at once, and everything they wrote must land.
 #
 #   bash test_daemon_e2e.sh BUILD_DIR TESTDATA_DIR
 #
@@ -105,4 +107,42 @@ check "no dead letters (every line was valid)" test ! -s "$T/rejects.ndjson"
 ERRS=$(grep -c -E 'error:|warning:' "$DLOG")
 check "no errors or warnings in the log ($ERRS)" test "$ERRS" = 0
 echo "seed $SEED (SEED=$SEED repeats the client splits)"
+
+# ---- SIGTERM right after the clients finish -------------------------------------
+# 16 clients write 24 MiB of log lines as fast as they can (cat) and close;
+# SIGTERM the moment the last one is done. Whatever they wrote was
+# delivered to parqd's socket buffers before SIGTERM: it must all land.
+PORT2=$(free_port)
+DLOG="$T/parqd2.log"
+cat >"$T/parqd2.yaml" <<EOF
+inputs:
+  - {type: tcp, listen: "127.0.0.1:$PORT2"}
+output: {dir: $T/out2}
+spool: {dir: $T/spool2}
+errors: {dead_letter: $T/rejects2.ndjson}
+EOF
+node "$ROOT/bench/e2e_input.mjs" "$TESTDATA/logs" "$T/mix.ndjson" 24 >/dev/null
+split -n l/16 -d "$T/mix.ndjson" "$T/part."
+if daemon_start "$T/parqd2.yaml" "$DLOG"; then
+    CATS=()
+    for part in "$T"/part.*; do
+        # shellcheck disable=SC2016
+        spawn bash -c 'exec cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$part" "$PORT2"
+        CATS+=("$SPAWNED")
+    done
+    sent_ok=1
+    for c in "${CATS[@]}"; do
+        wait_exit "$c" 120
+        [ "$EXIT_STATUS" = 0 ] || sent_ok=0
+    done
+    check "16 clients wrote $(grep -c . "$T/mix.ndjson") lines (24 MiB) and closed" test "$sent_ok" = 1
+    daemon_stop TERM 60
+    check "SIGTERM right after: parqd exits 0 (got $DSTATUS)" test "$DSTATUS" = 0
+    node_checks verify.mjs --label "SIGTERM right after the clients finish" --out "$T/out2" --tmp "$T" \
+        "$T/mix.ndjson"
+    NREJ=$(grep -c . "$T/rejects2.ndjson" 2>/dev/null)
+    check "SIGTERM right after: no line cut short into the dead letters (${NREJ:-0})" test "${NREJ:-0}" = 0
+else
+    bad "parqd starts (second run)"
+fi
 finish
