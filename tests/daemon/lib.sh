@@ -12,7 +12,8 @@
 LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$LIB_DIR/../.." && pwd)
 INTEROP="$ROOT/tests/interop"
-PARQD="${BUILD:?set BUILD before sourcing lib.sh}/parqd"
+BUILD=$(cd "${BUILD:?set BUILD before sourcing lib.sh}" 2>/dev/null && pwd || echo "$BUILD")
+PARQD="$BUILD/parqd"
 
 pass=0
 fail=0
