@@ -192,6 +192,29 @@ export function sourceRecords(files) {
 
 /* ---- reading `event` -------------------------------------------------------- */
 
+/* DuckDB 1.5 prints a DECIMAL(p,p) inside CAST(... AS JSON) without its
+ * leading zero ({"a":.5}): not JSON. Puts the zero back (outside strings
+ * only) and counts the repairs in `fixed.count`. */
+export const fixed = { count: 0 };
+export function fixDuckJson(t) {
+  if (!t.includes('.')) return t;
+  let out = '', inStr = false, prev = '';
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (inStr) {
+      out += c;
+      if (c === '\\') { out += t[++i]; continue; }
+      if (c === '"') inStr = false;
+      continue;
+    }
+    if (c === '"') inStr = true;
+    else if (c === '.' && (prev === ':' || prev === ',' || prev === '[' || prev === '-')) { out += '0'; fixed.count++; }
+    out += c;
+    if (c !== ' ') prev = c;
+  }
+  return out;
+}
+
 /* The child: prints CAST(event AS JSON) of every row, one per line. */
 async function castDump(listFile) {
   const files = JSON.parse(fs.readFileSync(listFile, 'utf8'));
@@ -228,10 +251,11 @@ export async function readEvents(files, tmpDir) {
     lines.pop();
     const recs = lines.map(l => {
       let v;
-      try { v = parseJsonLine(Buffer.from(l)); } catch (e) { return { text: l, canon: `"<bad JSON from DuckDB: ${e.message}>"`, loose: '' }; }
+      try { v = parseJsonLine(Buffer.from(fixDuckJson(l))); } catch (e) { return { text: l, canon: `"<bad JSON from DuckDB: ${e.message}>"`, loose: '' }; }
       return { text: l, canon: canon(v), loose: canon(v, true) };
     });
-    return { recs, via: 'CAST(event AS JSON)' };
+    const via = 'CAST(event AS JSON)' + (fixed.count ? `; ${fixed.count} numbers printed by DuckDB without their leading zero, repaired` : '');
+    return { recs, via };
   }
   castError = r.signal ? `DuckDB died with ${r.signal}` : `exit ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`;
   fs.rmSync(list, { force: true });
