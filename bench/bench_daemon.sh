@@ -36,10 +36,12 @@ C_CPU=$(awk -v u="$C_U" -v s="$C_SYS" 'BEGIN { printf "%.2f", u + s }')
 
 # ---- 1: daemon ----------------------------------------------------------------------
 PORT=$(free_port)
+PORT_M=$(free_port)
 DLOG="$T/daemon.log"
 cat >"$T/daemon.yaml" <<EOF
 inputs:
   - {type: tcp, listen: "127.0.0.1:$PORT"}
+metrics: {listen: "127.0.0.1:$PORT_M"}
 output: {dir: $T/daemon-out}
 spool: {dir: $T/spool, sync: batch}
 errors: {dead_letter: $T/rejects.ndjson}
@@ -60,6 +62,15 @@ for part in "$T"/part.*; do
 done
 for c in "${CATS[@]}"; do wait_exit "$c" 600; done
 t_sent=$(date +%s.%N)
+# The clients are done when their bytes are in socket buffers; SIGTERM
+# only once parqd has read every line (a plain HTTP/1.0 GET, cheap to poll).
+received() {
+    local body
+    body=$(exec 3<>"/dev/tcp/127.0.0.1/$PORT_M" && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3)
+    [ "$(metric "$body" parqd_records_received_total)" = "$LINES" ]
+}
+deadline=$((SECONDS + 300))
+until received || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.02; done
 D_CPU=$(cpu_seconds "$DPID")
 kill -TERM "$DPID"
 while alive "$DPID"; do
@@ -82,7 +93,8 @@ awk -v b="$BYTES" -v n="$LINES" -v cs="$C_S" -v ck="$C_KB" -v cc="$C_CPU" \
     printf "  %-28s %8s %9s %12s %10s %9s\n", "", "seconds", "MB/s", "records/s", "peak RSS", "CPU s"
     printf "  %-28s %8.2f %9.1f %12.0f %7.1f MiB %9.2f\n", "parqd convert (file)", cs, b / cs / 1e6, n / cs, ck / 1024, cc
     printf "  %-28s %8.2f %9.1f %12.0f %7.1f MiB %9.2f\n", "parqd daemon (16 TCP clients)", ds, b / ds / 1e6, n / ds, dk / 1024, dc
-    printf "  (the clients finished sending after %.2f s; the rest is the pipeline draining and publishing)\n", ss }'
+    printf "  (the clients finished writing after %.2f s; the clock ran until parqd had read every line, published\n", ss
+    printf "  every file on SIGTERM and exited)\n" }'
 
 # ---- 2: sidecar -------------------------------------------------------------------------
 RATE=6000

@@ -34,6 +34,14 @@ check() { # check NAME COMMAND...: PASS when COMMAND succeeds
 # finish: the closing line, and the exit status. On failure the tail of
 # the daemon's log ($DLOG) is shown first.
 finish() {
+    # Sanitizer builds: a report in any daemon log is a failure even when
+    # the exit status did not change (UBSan goes on by default).
+    local f first
+    for f in "${T:-/nonexistent}"/*.log; do
+        [ -f "$f" ] || continue
+        first=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f")
+        [ -n "$first" ] && bad "no sanitizer report in $(basename "$f")" "$(cut -c1-300 <<<"$first")"
+    done
     if [ "$fail" -gt 0 ] && [ -n "${DLOG:-}" ] && [ -s "$DLOG" ]; then
         echo "---- last lines of the daemon log $DLOG"
         tail -n 25 "$DLOG" | cut -c1-400
