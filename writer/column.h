@@ -31,10 +31,6 @@ size_t pq_column_buffered_bytes(const pq_column *c);
 /* Drops the values of rows beyond the first `rows` buffered rows. */
 void pq_column_truncate_rows(pq_column *c, size_t rows);
 
-/* The encoder's read-only view of a pq_rowgroup's leaf (rowgroup.c). */
-struct pq_rowgroup;
-const pq_column *pq_rowgroup_leaf(const struct pq_rowgroup *rg, size_t leaf);
-
 static inline const uint16_t *pq_column_def(const pq_column *c)
 {
     return (const uint16_t *)(const void *)c->def.data;

@@ -8,25 +8,9 @@
  * plus one pass that rebases the byte-array offsets. Finding where row n
  * starts costs nothing for flat leaves (level n) and one scan of the
  * repetition levels for repeated ones; moving all rows needs no scan. */
-#include "rowgroup.h"
-#include "column.h"
+#include "rowgroup_int.h"
 
 #include <stdlib.h>
-
-/* Where a row boundary falls in one leaf's buffers. */
-typedef struct col_cut {
-    size_t levels;   /* levels (and def/rep entries) before the boundary */
-    size_t values;   /* defined values before it */
-    size_t heap;     /* byte-array heap bytes before it */
-} col_cut;
-
-struct pq_rowgroup {
-    pq_schema *schema;
-    pq_column *cols;
-    col_cut *cuts;               /* move_rows scratch, one per leaf */
-    size_t n_cols;
-    uint64_t rows;
-};
 
 int pq_rowgroup_new(pq_rowgroup **out, pq_schema *schema, pq_err *err)
 {
@@ -73,11 +57,6 @@ size_t pq_rowgroup_num_columns(const pq_rowgroup *rg) { return rg->n_cols; }
 uint64_t pq_rowgroup_rows(const pq_rowgroup *rg) { return rg->rows; }
 
 pq_column *pq_rowgroup_column(pq_rowgroup *rg, size_t leaf)
-{
-    return leaf < rg->n_cols ? &rg->cols[leaf] : NULL;
-}
-
-const pq_column *pq_rowgroup_leaf(const pq_rowgroup *rg, size_t leaf)
 {
     return leaf < rg->n_cols ? &rg->cols[leaf] : NULL;
 }
@@ -142,7 +121,7 @@ static size_t row_start_level(const pq_column *c, uint64_t n)
 }
 
 /* n < c->n_rows scans; n == n_rows (moving everything) does not. */
-static void find_cut(const pq_column *c, uint64_t n, col_cut *k)
+static void find_cut(const pq_column *c, uint64_t n, pq_col_cut *k)
 {
     if (n >= c->n_rows) { /* everything: no scan */
         k->levels = c->n_levels;
@@ -162,7 +141,7 @@ static void find_cut(const pq_column *c, uint64_t n, col_cut *k)
 }
 
 /* Makes room in d for the cut, so that the copy cannot fail halfway. */
-static int reserve_cut(pq_column *d, const col_cut *k)
+static int reserve_cut(pq_column *d, const pq_col_cut *k)
 {
     size_t lb = k->levels * sizeof(uint16_t);
     if (d->max_def > 0 && pq_buf_reserve(&d->def, lb) != 0)
@@ -183,7 +162,7 @@ static void append_bytes(pq_buf *d, const pq_buf *s, size_t n)
 }
 
 /* Appends the first k rows of s to d (room reserved by reserve_cut). */
-static void append_cut(pq_column *d, const pq_column *s, const col_cut *k, uint64_t rows)
+static void append_cut(pq_column *d, const pq_column *s, const pq_col_cut *k, uint64_t rows)
 {
     size_t lb = k->levels * sizeof(uint16_t);
     if (d->max_def > 0)
@@ -215,7 +194,7 @@ static void shift_bytes(pq_buf *b, size_t drop)
 }
 
 /* Removes the first rows of s (the cut), moving the rest to the front. */
-static void drop_cut(pq_column *s, const col_cut *k, uint64_t rows)
+static void drop_cut(pq_column *s, const pq_col_cut *k, uint64_t rows)
 {
     if (rows >= s->n_rows) {
         pq_column_reset(s);
@@ -271,7 +250,7 @@ int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err
         return rc;
     for (size_t i = 0; i < src->n_cols; i++) {
         pq_column *d = &dst->cols[i];
-        col_cut *k = &src->cuts[i];
+        pq_col_cut *k = &src->cuts[i];
         find_cut(&src->cols[i], n, k);
         if (k->heap > UINT32_MAX - d->heap.len)
             return pq_err_set(err, PQ_ELIMIT, "move rows: column '%s' would hold more than "

@@ -11,7 +11,7 @@
 #include "chunk.h"
 #include "metadata.h"
 #include "page.h"
-#include "rowgroup.h"
+#include "rowgroup_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -301,35 +301,41 @@ int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value, pq_
 
 pq_column *pq_writer_column(pq_writer *w, size_t leaf)
 {
-    return pq_rowgroup_column(w->rg, leaf);
+    return leaf < w->rg->n_cols ? &w->rg->cols[leaf] : NULL;
 }
 
 pq_rowgroup *pq_writer_rowgroup(pq_writer *w) { return w->rg; }
 size_t pq_writer_buffered_bytes(const pq_writer *w) { return pq_rowgroup_buffered_bytes(w->rg); }
 uint64_t pq_writer_bytes_written(const pq_writer *w) { return w->out.offset; }
 uint64_t pq_writer_rows_written(const pq_writer *w) { return w->rows_written; }
-uint64_t pq_writer_rows_buffered(const pq_writer *w) { return pq_rowgroup_rows(w->rg); }
+uint64_t pq_writer_rows_buffered(const pq_writer *w) { return w->rg->rows; }
 int32_t pq_writer_row_groups(const pq_writer *w) { return (int32_t)w->n_rgs; }
 
 /* Byte size is checked every 64 rows: summing every column per row would
  * cost more than the row itself on wide schemas. Counted from the last
- * check, not by row number, because moved rows arrive in batches. */
-int pq_writer_check_limits(pq_writer *w, pq_err *err)
+ * check, not by row number, because moved rows arrive in batches. Inline
+ * in end_row: this runs once per row. */
+static inline bool limits_reached(pq_writer *w)
 {
     const pq_writer_opts *o = &w->opts;
-    uint64_t rows = pq_rowgroup_rows(w->rg);
-    bool full = o->row_group_max_rows && rows >= o->row_group_max_rows;
-    if (!full && o->row_group_max_bytes && rows - w->rows_size_checked >= 64) {
-        w->rows_size_checked = rows;
-        full = pq_rowgroup_buffered_bytes(w->rg) >= o->row_group_max_bytes;
-    }
-    return full ? pq_writer_flush_row_group(w, err) : PQ_OK;
+    uint64_t rows = w->rg->rows;
+    if (o->row_group_max_rows && rows >= o->row_group_max_rows)
+        return true;
+    if (!o->row_group_max_bytes || rows - w->rows_size_checked < 64)
+        return false;
+    w->rows_size_checked = rows;
+    return pq_rowgroup_buffered_bytes(w->rg) >= o->row_group_max_bytes;
+}
+
+int pq_writer_check_limits(pq_writer *w, pq_err *err)
+{
+    return limits_reached(w) ? pq_writer_flush_row_group(w, err) : PQ_OK;
 }
 
 int pq_writer_end_row(pq_writer *w, pq_err *err)
 {
-    pq_rowgroup_end_row(w->rg);
-    return pq_writer_check_limits(w, err);
+    w->rg->rows++;
+    return limits_reached(w) ? pq_writer_flush_row_group(w, err) : PQ_OK;
 }
 
 void pq_writer_abort_row(pq_writer *w)
@@ -350,7 +356,7 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 {
     if (w->closed || w->failed)
         return pq_err_set(err, PQ_ESTATE, "writer: flush after close or failure");
-    if (pq_rowgroup_rows(w->rg) == 0)
+    if (w->rg->rows == 0)
         return PQ_OK;
     int rc = pq_writer_encode(w, w->rg, (int32_t)w->n_rgs, w->own, err);
     rc = rc ? rc : pq_writer_append_encoded(w, w->own, err);
@@ -419,7 +425,7 @@ static int encode_chunks(const pq_writer *w, const pq_rowgroup *rg, pq_encoded *
         pq_chunk_opts o = w->chunk_opts[i];
         o.row_group = e->ordinal;
         pq_chunk_meta *m = &e->meta.chunks[i];
-        int rc = pq_chunk_write(&e->work, pq_rowgroup_leaf(rg, i), &o, &out, m, err);
+        int rc = pq_chunk_write(&e->work, &rg->cols[i], &o, &out, m, err);
         if (rc != 0)
             return rc;
         e->meta.total_byte_size += m->total_uncompressed;
@@ -443,10 +449,14 @@ int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_en
         e->ready = true; /* append skips it */
         return PQ_OK;
     }
+    /* Room for the buffered size up front: encoded pages rarely exceed
+     * it, so the buffer does not grow by copying what it holds (untouched
+     * capacity costs address space, not memory). A no-op once e has
+     * encoded a row group this large. */
     e->meta.chunks = calloc(w->n_cols, sizeof *e->meta.chunks);
-    if (e->meta.chunks == NULL)
+    e->n_chunks = e->meta.chunks ? w->n_cols : 0;
+    if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, pq_rowgroup_buffered_bytes(rg)) != 0)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
-    e->n_chunks = w->n_cols;
     rc = encode_chunks(w, rg, e, err);
     if (rc != 0) {
         encoded_drop(e);
