@@ -8,10 +8,11 @@ JOBS       ?= $(shell nproc)
 
 DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
-  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time
+  libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time \
+  syslog-ng-core
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
-DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -89,6 +90,7 @@ test: unit unit-asan interop fuzz-smoke
 bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
 	bash bench/bench_e2e.sh $(BUILD)
+	bash bench/bench_daemon.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

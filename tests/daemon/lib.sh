@@ -1,0 +1,319 @@
+# lib.sh - shared helpers of the daemon end-to-end tests
+# (tests/scripts/test_daemon_*.sh) and bench/bench_daemon.sh: result
+# counting, a temporary directory and the processes started in it (all
+# killed on exit), free ports, waiting for sockets and log lines, starting
+# and stopping parqd, /proc memory and CPU readings, HTTP GETs on the
+# metrics port and DuckDB queries.
+#
+# Source it after setting BUILD (the build directory); then call
+# lib_init NAME. Every wait is bounded in time; every process started
+# through spawn/daemon_start is killed (by its pid) when the script exits.
+
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$LIB_DIR/../.." && pwd)
+INTEROP="$ROOT/tests/interop"
+BUILD=$(cd "${BUILD:?set BUILD before sourcing lib.sh}" 2>/dev/null && pwd || echo "$BUILD")
+PARQD="$BUILD/parqd"
+
+pass=0
+fail=0
+skipped=0
+LIB_PIDS=()
+LIB_MOUNTS=()
+
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP $1${2:+: $2}"; }
+note() { echo "note: $*"; }
+check() { # check NAME COMMAND...: PASS when COMMAND succeeds
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# finish: the closing line, and the exit status. On failure the tail of
+# the daemon's log ($DLOG) is shown first.
+finish() {
+    # Sanitizer builds: a report in any daemon log is a failure even when
+    # the exit status did not change (UBSan goes on by default).
+    local f first
+    for f in "${T:-/nonexistent}"/*.log; do
+        [ -f "$f" ] || continue
+        first=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f")
+        [ -n "$first" ] && bad "no sanitizer report in $(basename "$f")" "$(cut -c1-300 <<<"$first")"
+    done
+    if [ "$fail" -gt 0 ] && [ -n "${DLOG:-}" ] && [ -s "$DLOG" ]; then
+        echo "---- last lines of the daemon log $DLOG"
+        tail -n 25 "$DLOG" | cut -c1-400
+        echo "----"
+    fi
+    if [ "$skipped" -gt 0 ]; then
+        echo "$pass passed, $fail failed, $skipped skipped"
+    else
+        echo "$pass passed, $fail failed"
+    fi
+    [ "$fail" -eq 0 ]
+    exit $?
+}
+
+lib_cleanup() {
+    local p
+    for p in "${LIB_PIDS[@]}"; do
+        kill -9 "$p" 2>/dev/null
+    done
+    for p in "${LIB_PIDS[@]}"; do
+        wait "$p" 2>/dev/null
+    done
+    for p in "${LIB_MOUNTS[@]}"; do
+        umount "$p" 2>/dev/null || umount -l "$p" 2>/dev/null
+    done
+    if [ -n "${T:-}" ] && [ -z "${KEEP:-}" ]; then
+        rm -rf "$T"
+    elif [ -n "${T:-}" ]; then
+        echo "kept $T"
+    fi
+}
+
+# lib_init NAME: temp dir $T, cleanup trap, prerequisites (parqd, node,
+# the DuckDB package). Exits with a FAIL line when one is missing.
+lib_init() {
+    T=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+    trap lib_cleanup EXIT
+    # bash reports every background job killed by a signal ("line 12:
+    # 345 Killed ..."): the tests kill on purpose, so leave those out.
+    exec 2> >(grep --line-buffered -v -E '^.*lib\.sh: line [0-9]+: +[0-9]+ (Killed|Terminated)' >&2)
+    trap 'exit 130' INT TERM
+    if [ ! -x "$PARQD" ]; then
+        bad "parqd binary" "$PARQD not found"
+        finish
+    fi
+    if ! command -v node >/dev/null || [ ! -d "$INTEROP/node_modules/@duckdb/node-api" ]; then
+        bad "prerequisites" "node and tests/interop/node_modules (make npm) are needed"
+        finish
+    fi
+}
+
+# sanitized_build: true when BUILD was configured with PQ_SANITIZE (ASan
+# and UBSan): memory bounds do not apply there (shadow memory, quarantine).
+sanitized_build() { grep -q '^PQ_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; }
+
+# spawn CMD...: runs CMD in the background, remembers its pid in $SPAWNED
+# (killed on exit).
+spawn() {
+    "$@" &
+    SPAWNED=$!
+    LIB_PIDS+=("$SPAWNED")
+}
+
+forget_pid() { # the process is gone (waited for): stop tracking it
+    local p keep=()
+    for p in "${LIB_PIDS[@]}"; do
+        [ "$p" = "$1" ] || keep+=("$p")
+    done
+    LIB_PIDS=("${keep[@]}")
+}
+
+# free_port: prints a TCP port free on 127.0.0.1 and [::1] right now, and
+# never the same one twice in a script (written to $T/.ports).
+free_port() {
+    local p i
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        p=$(node -e '
+const net = require("net");
+const s = net.createServer();
+s.listen({ port: 0, host: "127.0.0.1" }, () => {
+  const p = s.address().port;
+  s.close(() => {
+    const s6 = net.createServer();
+    s6.on("error", e => console.log(e.code === "EADDRINUSE" ? 0 : p));
+    s6.listen({ port: p, host: "::1", ipv6Only: true }, () => s6.close(() => console.log(p)));
+  });
+});')
+        if [ "$p" != 0 ] && ! grep -qx "$p" "$T/.ports" 2>/dev/null; then
+            echo "$p" >>"$T/.ports"
+            echo "$p"
+            return
+        fi
+    done
+    echo "free_port: no free port found" >&2
+    echo 1
+}
+
+# have_ipv6: true when [::1] can be bound.
+have_ipv6() {
+    node -e '
+const s = require("net").createServer();
+s.on("error", () => process.exit(1));
+s.listen({ port: 0, host: "::1", ipv6Only: true }, () => s.close(() => process.exit(0)));'
+}
+
+# port_busy HOST PORT: true when something accepts connections there.
+port_busy() {
+    timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s; false on timeout.
+wait_for() {
+    local deadline=$((SECONDS + $1))
+    shift
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        "$@" && return 0
+        sleep 0.1
+    done
+    "$@"
+}
+
+wait_port() { wait_for "${3:-20}" port_busy "$1" "$2"; }
+wait_log() { wait_for "${3:-20}" grep -q -- "$2" "$1"; } # wait_log FILE PATTERN [SECONDS]
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+    [ -e "/proc/$1/status" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# daemon_start CONFIG LOG [ENV=VALUE...]: starts parqd --config CONFIG in
+# ${DCWD:-$T} (its working directory) with stderr appended to LOG; $DPID is its pid.
+# Waits until it logs "ready" (20 s). Returns 1 when it did not get ready
+# (exited, or no "ready" in time).
+daemon_start() {
+    local cfg=$1 log=$2
+    shift 2
+    local before
+    before=$(grep -c 'ready (' "$log" 2>/dev/null)
+    # shellcheck disable=SC2016
+    spawn env "$@" bash -c 'cd "$1" && exec "$2" --config "$3" 2>>"$4"' _ "${DCWD:-$T}" "$PARQD" "$cfg" "$log"
+    DPID=$SPAWNED
+    daemon_wait_ready "$log" "${before:-0}" 20
+}
+
+# daemon_wait_ready LOG N SECONDS: waits for more than N "ready (" lines
+# in LOG while $DPID lives.
+daemon_wait_ready() {
+    local deadline=$((SECONDS + $3)) c
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        c=$(grep -c 'ready (' "$1" 2>/dev/null)
+        [ "${c:-0}" -gt "$2" ] && return 0
+        alive "$DPID" || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# wait_exit PID SECONDS: waits for a child of this shell to exit; sets
+# EXIT_STATUS to its status, or "timeout" (then it is still running).
+# Not in $(...): a subshell cannot wait for this shell's children.
+wait_exit() {
+    local deadline=$((SECONDS + $2))
+    while alive "$1" && [ "$SECONDS" -lt "$deadline" ]; do
+        sleep 0.1
+    done
+    if alive "$1"; then
+        EXIT_STATUS=timeout
+        return
+    fi
+    EXIT_STATUS=0
+    wait "$1" 2>/dev/null || EXIT_STATUS=$?
+    forget_pid "$1"
+}
+
+# daemon_stop [SIGNAL] [SECONDS]: signals $DPID and waits; sets DSTATUS to
+# the exit status ("timeout": killed with SIGKILL after SECONDS).
+daemon_stop() {
+    local sig=${1:-TERM} secs=${2:-60}
+    kill -"$sig" "$DPID" 2>/dev/null
+    wait_exit "$DPID" "$secs"
+    DSTATUS=$EXIT_STATUS
+    if [ "$DSTATUS" = timeout ]; then
+        kill -9 "$DPID" 2>/dev/null
+        wait_exit "$DPID" 5
+    fi
+}
+
+# proc_kb PID FIELD: VmRSS / VmHWM ... in KiB from /proc/PID/status.
+proc_kb() {
+    awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# cpu_seconds PID: user + system CPU time of the process so far.
+cpu_seconds() {
+    local hz
+    hz=$(getconf CLK_TCK)
+    # Fields after the parenthesised command: utime is 14, stime 15.
+    sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null |
+        awk -v hz="$hz" '{ printf "%.2f\n", ($12 + $13) / hz }'
+}
+
+# http_get HOST PORT PATH: prints "STATUS" on the first line, then the body.
+http_get() {
+    node -e '
+const [host, port, path] = process.argv.slice(1);
+const http = require("http");
+const req = http.get({ host, port: Number(port), path, timeout: 5000 }, res => {
+  let body = "";
+  res.setEncoding("utf8");
+  res.on("data", d => body += d);
+  res.on("end", () => { process.stdout.write(res.statusCode + "\n" + body); });
+});
+req.on("timeout", () => { req.destroy(); console.log("000\ntimeout"); });
+req.on("error", e => console.log("000\n" + e.message));' "$1" "$2" "$3"
+}
+
+# metric TEXT NAME: the value of one sample line in Prometheus text
+# ("parqd_records_rejected_total{reason=\"too_long\"}" works too).
+metric() {
+    printf '%s\n' "$1" | awk -v n="$2" '$1 == n { print $2; found = 1 } END { if (!found) print "missing" }'
+}
+
+# duck SQL: prints the result rows as one JSON array (BigInts as strings).
+duck() {
+    (cd "$INTEROP" && node --input-type=module -e '
+import { DuckDBInstance } from "@duckdb/node-api";
+const con = await (await DuckDBInstance.create(":memory:")).connect();
+const r = await con.runAndReadAll(process.argv[1]);
+console.log(JSON.stringify(r.getRowObjectsJson()));
+' "$1")
+}
+
+# parquet_files DIR: published files (no hidden temporaries), sorted.
+parquet_files() { find "$1" -name '*.parquet' ! -name '.*' -type f 2>/dev/null | sort; }
+# temp_files DIR: temporaries left behind.
+temp_files() { find "$1" -name '.*.tmp' 2>/dev/null; }
+
+# node_tool SCRIPT ARGS...: runs one of tests/daemon/*.mjs.
+node_tool() {
+    local script=$1
+    shift
+    node "$LIB_DIR/$script" "$@"
+}
+
+# node_checks SCRIPT ARGS...: runs a checker printing PASS/FAIL/SKIP lines
+# and adds them to this script's counts (a checker that dies without a
+# FAIL line counts as one).
+node_checks() {
+    local out st=0 p f s
+    out=$(node "$LIB_DIR/$1" "${@:2}" 2>&1) || st=$?
+    printf '%s\n' "$out"
+    p=$(printf '%s\n' "$out" | grep -c '^PASS ')
+    f=$(printf '%s\n' "$out" | grep -c '^FAIL ')
+    s=$(printf '%s\n' "$out" | grep -c '^SKIP ')
+    pass=$((pass + p))
+    fail=$((fail + f))
+    skipped=$((skipped + s))
+    if [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; then
+        bad "$1" "exited with status $st"
+    fi
+}
+
+# now_us: wall-clock microseconds.
+now_us() { echo $(($(date +%s%N) / 1000)); }
+
+# mount_tmpfs DIR SIZE: mounts a tmpfs (unmounted on exit). False when
+# mounting is not permitted here.
+mount_tmpfs() {
+    mkdir -p "$1"
+    mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || return 1
+    LIB_MOUNTS+=("$1")
+}
+
+# yaml_str S: S as a double-quoted YAML scalar.
+yaml_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
