@@ -67,6 +67,7 @@
  * the hand-off, small enough that two cores share a small input. */
 #define BATCH_BYTES ((size_t)1 << 20)
 #define BATCH_LINES 16384
+#define READ_AHEAD ((size_t)16 << 20)
 
 
 typedef struct conv {
@@ -341,8 +342,11 @@ static int submit_batch(conv *c)
     if (c->batch == NULL)
         return fail(c, &(pq_err){PQ_ENOMEM, "out of memory"});
     pl_batch_reset(c->batch, c->next_seq);
-    /* Backpressure: reading waits while the workers are behind. */
-    pl_wait_below(c->pl, c->cf.limits.max_buffered_bytes);
+    /* Backpressure: reading waits while the workers are behind. A file is
+     * at hand, so a few batches per worker keep them busy; reading further
+     * ahead would only cost memory. */
+    size_t ahead = c->cf.limits.max_buffered_bytes;
+    pl_wait_below(c->pl, ahead < READ_AHEAD ? ahead : READ_AHEAD);
     return 0;
 }
 

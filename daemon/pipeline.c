@@ -309,7 +309,7 @@ int pl_drain(pl_pipeline *p, pq_err *err)
 void pl_wait_below(pl_pipeline *p, size_t limit)
 {
     pthread_mutex_lock(&p->mu);
-    while (!p->failed && p->buffered > limit)
+    while (!p->failed && p->buffered - p->cur_rg_mem > limit)
         pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }

@@ -159,8 +159,10 @@ void pl_flush_rowgroup(pl_pipeline *p);
 /* Blocks until everything submitted so far is written (and, after
  * pl_close_files, published), or the pipeline failed. Returns 0, or the failure's code with err. */
 int pl_drain(pl_pipeline *p, pq_err *err);
-/* Blocks while more than limit bytes are buffered (convert's
- * backpressure). */
+/* Blocks while more than limit bytes wait for the workers (convert's
+ * backpressure): batches not yet assembled and row groups not yet
+ * written. The row group being filled does not count: it waits for more
+ * lines, so counting it could wait forever. */
 void pl_wait_below(pl_pipeline *p, size_t limit);
 
 /* Accepted, not yet written bytes (input bytes of lines in flight). */
