@@ -366,8 +366,10 @@ static void test_pipeline_failure_resumes_at_the_watermark(void **state)
     pl_destroy(p);
 }
 
-/* Buffered bytes count what is in flight and return to zero once
- * written; pl_wait_below returns. */
+/* Buffered bytes count what is in flight; pl_wait_below returns once the
+ * batches are assembled even though the row group they went into is not
+ * full (it waits for more lines: counting it would wait forever), and
+ * everything drains to zero once written. */
 static void test_pipeline_buffered_bytes_drain_to_zero(void **state)
 {
     fixture *f = *state;
@@ -375,11 +377,12 @@ static void test_pipeline_buffered_bytes_drain_to_zero(void **state)
     rng.state = 7;
     pl_pipeline *p = start(f, PL_PUBLISH_HOLD, 2, 0, 0, 1);
     submit_ids(p, &rng, 1, 3001, 0);
-    pl_flush_rowgroup(p);
+    assert_true(pl_buffered_bytes(p) > 0);
     pl_wait_below(p, 0);
-    assert_int_equal(pl_buffered_bytes(p), 0);
+    assert_true(pl_buffered_bytes(p) > 0);      /* the open row group */
     pl_close_files(p);
     assert_int_equal(pl_drain(p, NULL), 0);
+    assert_int_equal(pl_buffered_bytes(p), 0);
     size_t n = 0;
     pl_finished *done = pl_take_finished(p, &n);
     assert_int_equal(n, 1);
