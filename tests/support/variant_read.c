@@ -341,6 +341,10 @@ static int vd_decimal(vd_ctx *c, const uint8_t *v, vr_prim *p)
     vr_type want = prec <= 9 ? VR_DECIMAL4 : prec <= 18 ? VR_DECIMAL8 : VR_DECIMAL16;
     if ((c->flags & VREAD_CANONICAL) && p->type != want)
         return vd_bad(c, v, "decimal wider than its precision needs");
+    /* readers take the precision from the unscaled digits: DuckDB 1.5.6
+     * dies on scale > precision and prints scale == precision as ".5" */
+    if ((c->flags & VREAD_CANONICAL) && p->scale > 0 && p->scale >= prec)
+        return vd_bad(c, v, "decimal scale not below its implied precision (no integer digit)");
     return 0;
 }
 
