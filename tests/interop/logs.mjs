@@ -4,7 +4,7 @@
 // and with the default schema, reads back in DuckDB, parquet-wasm and
 // hyparquet with every value equal to the source JSON).
 //
-//   node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet] [--only SUBSTR] [--timeout S]
+//   node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet,duckdb-json] [--only SUBSTR] [--timeout S]
 //                 [--mutate N] [--seed S]
 //
 // MANIFEST.tsv (written by tests/scripts/test_logs_interop.sh), one case a
@@ -41,7 +41,9 @@ import { JNum, compareJV, parseJsonLine, splitLines, showJ } from './logs_json.m
 import { loadSchema, defaultSchema, expectRecord } from './logs_schema.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
-const ALL_READERS = ['duckdb', 'parquet-wasm', 'hyparquet'];
+// duckdb-json: DuckDB's own Variant functions (CAST AS JSON, variant_extract,
+// variant_typeof) on every Variant column, see logs_duckjson.mjs.
+const ALL_READERS = ['duckdb', 'parquet-wasm', 'hyparquet', 'duckdb-json'];
 
 /* Reader features this harness knows a reader cannot read, each found by
  * trying: {reader, feature, reason, expect (regexp on the failure)}. A
@@ -53,7 +55,7 @@ const KNOWN_LIMITS = [];
 
 function usage(msg) {
   if (msg) console.error(`logs.mjs: ${msg}`);
-  console.error('usage: node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet] [--only SUBSTR] [--timeout SECONDS]');
+  console.error('usage: node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet,duckdb-json] [--only SUBSTR] [--timeout SECONDS]');
   process.exit(2);
 }
 
@@ -137,7 +139,7 @@ function compareCol(type, exp, got, p, isStar, o = {}) {
         }
         return { path: p, exp: showJ(exp), got: 'SQL NULL' };
       }
-      const d = compareJV(exp, got, '');
+      const d = compareJV(exp, got, '', { shred: type.shred, stats: o.stats });
       return d ? { path: `${p}${d.path === '/' ? '' : d.path}`, exp: d.exp, got: d.got } : null;
     }
     case 'scalar': {
@@ -172,10 +174,14 @@ function compareCol(type, exp, got, p, isStar, o = {}) {
 }
 
 async function checkReader(reader, c, opts) {
-  const { READERS } = await import('./logs_readers.mjs');
   const files = outputFiles(c);
   if (!files.length) return { status: 'FAIL', msg: `no output file ${c.outBase}.parquet (convert exit ${c.exit})` };
   const exp = loadCase(c);
+  if (reader === 'duckdb-json') {
+    const { checkDuckJson } = await import('./logs_duckjson.mjs');
+    return checkDuckJson(files, exp, exp.columns.find(x => x.from === '*')?.name);
+  }
+  const { READERS } = await import('./logs_readers.mjs');
   let res;
   try {
     res = await READERS[reader](files, exp.columns);
@@ -221,6 +227,7 @@ async function checkReader(reader, c, opts) {
   }
   if (cmpOpts.stats.duckNull)
     notes.push(`lossy: DuckDB reads a top-level Variant null as SQL NULL (${cmpOpts.stats.duckNull} JSON nulls compared as NULL)`);
+  notes.push(numberNote(cmpOpts.stats));
   if (first) {
     const per = [...diffs].map(([k, n]) => `${k}:${n}`).join(' ');
     return { status: 'FAIL', msg: [`${first} [rows differing per column: ${per}]`, ...notes].join('; ') };
@@ -232,6 +239,14 @@ async function checkReader(reader, c, opts) {
   }
   const summary = `${exp.kept.length} rows x ${exp.columns.length} columns${fileNote ? ', ' + fileNote : ''}`;
   return { status: 'PASS', msg: [summary, ...notes].join('; ') };
+}
+
+/* How many Variant numbers were compared, and the ones the number rule
+ * stores as the nearest double (schema/vnumber.c, rule 4). */
+export function numberNote(st) {
+  const n = st.numbers || 0;
+  if (!st.lossy) return `${n} Variant numbers, all exact`;
+  return `${n} Variant numbers, ${n - st.lossy} exact, ${st.lossy} the nearest double by rule 4 (no exact type readers accept), e.g. ${st.lossyList.join(', ')}`;
 }
 
 function checkConvert(c) {
@@ -298,7 +313,9 @@ function changeJ(v, rnd) {
   if (v === null || v === undefined) return new JNum('0');
   if (typeof v === 'boolean') return !v;
   if (typeof v === 'string') return v + 'x';
-  if (v instanceof JNum) return new JNum(/[eE]/.test(v.text) ? '1' + v.text.replace(/^-/, '') : v.text + '1');
+  // a change every number type shows, even a double that keeps 17 digits:
+  // the sign (zero becomes 1)
+  if (v instanceof JNum) return new JNum(v.u === 0n ? '1' : v.text.startsWith('-') ? v.text.slice(1) : '-' + v.text);
   if (v instanceof Map) {
     if (v.size && rnd(2)) { const m = new Map(v); m.delete([...m.keys()][rnd(m.size)]); return m; }
     const m = new Map(v); m.set('zz_mutant', null); return m;
