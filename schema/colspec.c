@@ -34,7 +34,7 @@
 #define SC_TYPES "bool, int8..int64, uint8..uint64, float, double, float16, decimal(p,s), " \
     "string, enum, json, bson, binary, uuid, date, time, timestamp, interval, geometry, " \
     "geography, list<T>, map<string,T>, struct, variant"
-#define SC_SHRED_TYPES "bool, int8..int64, float, double, decimal(p<=38,s), date, time(us), " \
+#define SC_SHRED_TYPES "bool, int8..int64, float, double, decimal(p<=38,s<p), date, time(us), " \
     "timestamp(us|ns), string, binary, uuid, variant, [T], {field: T}"
 
 typedef struct ld {

@@ -190,8 +190,9 @@ int vr_number_from_json(vr_builder *b, const vr_json_num *num);
 int vr_json_number(vr_builder *b, const char *text, size_t len);
 /* The shortest decimal that reads back as x (what DuckDB, JavaScript and
  * Python print), as an unscaled value at `scale`: true when it has at most
- * `scale` fraction digits and fewer than 39 digits at that scale (0.0 and
- * -0.0 give 0). For shredding a double into an exact typed_value. */
+ * `scale` fraction digits and fewer than 39 digits at that scale (0.0
+ * gives 0; -0.0 gives false, an exact type would drop its sign). For
+ * shredding a double into an exact typed_value. */
 bool vr_double_decimal(double x, uint32_t scale, vr_i128 *unscaled);
 
 /* Completes the record: sorts the dictionary, renumbers field ids and

@@ -141,8 +141,8 @@ static bool vn_is_shortest(uint64_t m, unsigned nd, int64_t e, double x)
 
 bool vr_double_decimal(double x, uint32_t scale, vr_i128 *unscaled)
 {
-    if (!isfinite(x) || scale > VR_MAX_DECIMAL_DIGITS)
-        return false;
+    if (!isfinite(x) || scale > VR_MAX_DECIMAL_DIGITS || (x == 0 && signbit(x)))
+        return false;                   /* -0.0: an exact type would drop the sign */
     if (x == 0) {
         *unscaled = 0;
         return true;

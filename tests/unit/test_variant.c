@@ -1076,7 +1076,7 @@ static void test_variant_double_decimal_is_the_shortest_form(void **state)
     } cases[] = {
         {0.1, 1, true, 1},           {0.1, 2, true, 10},       {0.1, 0, false, 0},
         {19.99, 2, true, 1999},      {-19.99, 3, true, -19990}, {19.99, 1, false, 0},
-        {3.0, 0, true, 3},           {-0.0, 0, true, 0},       {1e20, 0, true, (vr_i128)100000000000000000LL * 1000},
+        {3.0, 0, true, 3},           {0.0, 0, true, 0},         {-0.0, 0, false, 0},       {1e20, 0, true, (vr_i128)100000000000000000LL * 1000},
         {0.30000000000000004, 17, true, 30000000000000004LL},
         {0.30000000000000004, 16, false, 0},
         {5e-324, 38, false, 0},      {1e38, 0, false, 0},

@@ -1383,7 +1383,8 @@ static void test_vshred_unsupported_typed_value_types_cannot_be_configured(void 
     }
     sc_schema_free(spec);
     const char *bad[] = {"uint8", "uint16", "uint32", "uint64", "float16", "interval", "json",
-                         "\"timestamp(ms,utc)\"", "\"time(ms)\"", "\"decimal(39,2)\""};
+                         "\"timestamp(ms,utc)\"", "\"time(ms)\"", "\"decimal(39,2)\"",
+                         "\"decimal(2,2)\"", "\"decimal(38,38)\""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char y[256];
         snprintf(y, sizeof y, "columns:\n  - {name: v, type: variant, shred: {x: %s}}\n", bad[i]);
