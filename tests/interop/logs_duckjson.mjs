@@ -3,7 +3,8 @@
 // Variant functions, the way a user queries it, and compared with the
 // source JSON:
 //   CAST(v AS JSON)   for every Variant column (top level, inside structs,
-//                     inside lists via list_transform), every row: the text
+//                     inside lists via list_transform, element by element),
+//                     every row: the text
 //                     must parse as JSON (numbers kept as text) and equal
 //                     the source value, numbers by exact decimal value as
 //                     numrule.mjs says (logs_json.mjs compareJV);
@@ -18,7 +19,7 @@
 // DuckDB 1.5.6 crashes (SIGFPE) on a Variant decimal with scale above its
 // precision and prints one with scale = precision as ".5": logs.mjs runs
 // this in a child process, so a crash fails the case instead of the run.
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBListValue } from '@duckdb/node-api';
 import { JNum, compareJV, parseJsonText, showJ, shredElement, shredField, shredIsExact } from './logs_json.mjs';
 import { ruleOf } from './numrule.mjs';
 
@@ -50,7 +51,9 @@ function variantLocations(columns) {
       if (el.kind !== 'variant') return; // lists of structs with Variants: not in the schemas
       out.push({
         label: `${label}[]`, shred: el.shred, inList: true,
-        sql: `to_json(list_transform(${sql}, x -> CAST(x AS JSON)))`,
+        // one JSON text per element: to_json of the list would re-parse
+        // the elements and round long decimals to doubles
+        sql: `list_transform(${sql}, x -> CAST(x AS JSON)::VARCHAR)`,
         get: (v) => { const a = get(v); return a === null || a === undefined ? undefined : a; },
       });
     }
@@ -67,7 +70,9 @@ async function queryRows(files, exprs) {
   const rows = [];
   for (const f of files) {
     const r = await db.runAndReadAll(`SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')} FROM read_parquet(${lit(f)})`);
-    for (const row of r.getRows()) rows.push(row.map(v => (v === null || v === undefined ? null : String(v))));
+    const conv = (v) => v === null || v === undefined ? null
+      : v instanceof DuckDBListValue ? v.items.map(conv) : String(v);
+    for (const row of r.getRows()) rows.push(row.map(conv));
   }
   return rows;
 }
@@ -144,7 +149,8 @@ export async function checkDuckJson(files, exp, star) {
     if (rows.length !== exp.kept.length) return { status: 'FAIL', msg: `${loc.label}: ${rows.length} rows, expected ${exp.kept.length}` };
     for (let r = 0; r < rows.length; r++) {
       const want = loc.get(exp.kept[r].cols);
-      const text = rows[r][1] === 'true' ? null : rows[r][0];
+      const cell = rows[r][1] === 'true' ? null : rows[r][0];
+      const text = Array.isArray(cell) ? `[${cell.map(x => x ?? 'null').join(',')}]` : cell;
       const where = `row ${r} (line ${exp.kept[r].lineno}) ${loc.label}`;
       if (text === null) {
         if (want === undefined || want === null) continue; // top-level null: SQL NULL in DuckDB
@@ -158,9 +164,9 @@ export async function checkDuckJson(files, exp, star) {
       if (want === undefined) return { status: 'FAIL', msg: `${where}: expected SQL NULL, got ${text.slice(0, 120)}` };
       const d = loc.inList
         ? (Array.isArray(want) && Array.isArray(got) && want.length === got.length
-          ? want.map((w, i) => compareJV(w, got[i], `/${i}`, { shred: loc.shred, stats })).find(Boolean) || null
+          ? want.map((w, i) => compareJV(w, got[i], `/${i}`, { shred: loc.shred, stats, col: loc.label })).find(Boolean) || null
           : { path: '/', exp: showJ(want), got: text.slice(0, 120) })
-        : compareJV(want, got, '', { shred: loc.shred, stats });
+        : compareJV(want, got, '', { shred: loc.shred, stats, col: loc.label });
       if (d) return { status: 'FAIL', msg: `${where}${d.path === '/' ? '' : d.path}: expected ${d.exp}, got ${d.got} (CAST AS JSON)` };
       values++;
     }

@@ -257,7 +257,7 @@ function compareNum(exp, got, path, ctx) {
       st.lossy = (st.lossy || 0) + 1;
       st.lossyList ||= [];
       if (st.lossyList.length < 5)
-        st.lossyList.push(`${path || '/'} ${exp.text} -> ${got instanceof JNum ? got.text : String(got.a)}`);
+        st.lossyList.push(`${ctx.col || ''}${path || (ctx.col ? '' : '/')} ${exp.text} -> ${got instanceof JNum ? got.text : String(got.a)}`);
     }
   }
   return why;
@@ -266,7 +266,8 @@ function compareNum(exp, got, path, ctx) {
 /* Source JSON value `exp` vs Variant value `got` (VV, or JSON text values
  * with JNum numbers). Returns null when equal (object key order ignored),
  * else {path, exp, got} of the first difference, path in JSON Pointer-ish
- * form. ctx: {shred (the column's shred spec), stats}. */
+ * form. ctx: {shred (the column's shred spec), stats, col (a label for
+ * the stats)}. */
 export function compareJV(exp, got, path = '', ctx = {}) {
   const diff = (why) => ({ path: path || '/', exp: showJ(exp), got: showJ(got) + (why ? ` (${why})` : '') });
   if (exp === null) return got === null ? null : diff();

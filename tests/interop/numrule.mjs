@@ -74,6 +74,11 @@ export function checkNumber(num, got, exactShred = false) {
   const r = ruleOf(num);
   if (got.kind === 'int' || got.kind === 'dec') {
     const [u, s] = normDec(got.a, got.scale || 0);
+    if (r.kind === 'lossy' && exactShred) {
+      // the rule stored the nearest double; shredded by its shortest form
+      const d = shortestDec(r.double);
+      return d && d[0] === u && d[1] === s ? null : 'not the shortest form of the nearest double';
+    }
     if (u !== r.u || s !== r.s) return 'value differs';
     if (r.kind === 'int' || r.kind === 'dec') return null;
     if (r.kind === 'double' && exactShred) return null;

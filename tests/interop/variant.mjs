@@ -212,7 +212,7 @@ export function decodeValue(meta, b, path = '') {
  * parquetSchema() tree node of the VARIANT group or of a field/element group):
  *   {hasValue, typed: null | {kind: 'object', fields: Map name -> node}
  *                          | {kind: 'array', element: node}
- *                          | {kind: 'prim', desc}} */
+ *                          | {kind: 'prim', desc, scale}} */
 export function shredLayout(node, path = '') {
   const kids = new Map(node.children.map(c => [c.element.name, c]));
   const out = { hasValue: kids.has('value'), typed: null };
@@ -220,7 +220,7 @@ export function shredLayout(node, path = '') {
   if (!tv) return out;
   const el = tv.element;
   if (!tv.children.length) {
-    out.typed = { kind: 'prim', desc: `${el.type}${el.logical_type ? ' ' + el.logical_type.type : ''}` };
+    out.typed = { kind: 'prim', desc: `${el.type}${el.logical_type ? ' ' + el.logical_type.type : ''}`, scale: el.scale ?? 0 };
   } else if (el.converted_type === 'LIST' || el.logical_type?.type === 'LIST') {
     const rep = tv.children[0];
     const elem = rep.children[0];
