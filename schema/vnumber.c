@@ -46,8 +46,11 @@
  *
  * Cost. Numbers of up to 15 significant digits in the normal double range
  * are decided without any conversion (C's DBL_DIG guarantee, below); 16
- * and 17 digits (Zeek's durations and timestamps) take two strtod and one
- * snprintf, about 0.5 us; 18 or more digits cannot be a shortest form. */
+ * and 17 digits (Zeek's durations and timestamps) are decided in 128-bit
+ * integer arithmetic when the magnitudes allow
+ * (vn_is_shortest_exact: about 1e-13 .. 1e15), otherwise by two
+ * strtod and one snprintf (about 0.5 us); 18 or more digits cannot be a
+ * shortest form. */
 #include "variant.h"
 
 #include <float.h>
@@ -88,8 +91,8 @@ static unsigned vn_digits(unsigned __int128 u)
 /* The nd-digit decimal nearest to x > 0, as (m, e) with trailing zeros
  * dropped. glibc's printf converts exactly, ties to even (as shortest-form
  * printers break ties); digits are read around the radix character, which
- * the locale may change. */
-static void vn_nearest(double x, unsigned nd, uint64_t *m, int64_t *e)
+ * the locale may change. trim false: m keeps its nd digits. */
+static void vn_nearest_raw(double x, unsigned nd, bool trim, uint64_t *m, int64_t *e)
 {
     char buf[48];
     snprintf(buf, sizeof buf, "%.*e", (int)nd - 1, x);
@@ -101,10 +104,77 @@ static void vn_nearest(double x, unsigned nd, uint64_t *m, int64_t *e)
             d = d * 10 + (unsigned)(*p - '0'), k++;
     int64_t q = *p == 'e' ? strtol(p + 1, NULL, 10) : 0;
     int64_t ex = q - (int64_t)k + 1;
-    if (d != 0)
+    if (d != 0 && trim)
         vn_trim(&d, &ex);
     *m = (uint64_t)d;
     *e = ex;
+}
+
+static void vn_nearest(double x, unsigned nd, uint64_t *m, int64_t *e)
+{
+    vn_nearest_raw(x, nd, true, m, e);
+}
+
+/* 5^k, k <= 31 (< 2^72). */
+static unsigned __int128 vn_pow5(unsigned k)
+{
+    unsigned __int128 p = 1;
+    while (k--)
+        p *= 5;
+    return p;
+}
+
+/* vn_is_shortest in exact integer arithmetic, for the common magnitudes:
+ * 1 (yes), 0 (no), -1 (out of range: ask the slow path). With x = M * 2^q
+ * and the decimal m * 10^e, e = -k, everything is scaled by 4 * 2^s * 10^k
+ * (s = -(q + k)), which makes x, the decimal, the half-gaps around x and
+ * the decimal grid all integers below 2^128 when 0 <= k <= 31 and
+ * 0 <= s <= 68 (numbers from about 1e-13 to 1e15 with 16 or 17 digits:
+ * Zeek's durations and epoch timestamps). On exact values: the decimal
+ * rounds to x, neither neighbour one digit shorter does, and no nd-digit
+ * decimal nearer to x rounds to x (a tie goes to the even digit, as
+ * shortest-form printers break it). */
+static int vn_is_shortest_exact(uint64_t m, int64_t e, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    unsigned bexp = (unsigned)(bits >> 52) & 0x7FF;
+    uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
+    uint64_t mant = bexp ? frac | UINT64_C(1) << 52 : frac;
+    int64_t q = bexp ? (int64_t)bexp - 1075 : -1074;
+    int64_t k = -e, s = -(q + k);
+    if (k < 0 || k > 31 || s < 0 || s > 68)
+        return -1;
+    unsigned __int128 p5 = vn_pow5((unsigned)k);
+    unsigned __int128 X = ((unsigned __int128)mant * p5) << 2;      /* x */
+    unsigned __int128 hi = p5 << 1;                                 /* half gap above */
+    unsigned __int128 lo = frac == 0 && bexp > 1 ? p5 : hi;          /* below: half at 2^n */
+    unsigned __int128 unit = (unsigned __int128)4 << s;             /* 10^e */
+    bool closed = (mant & 1) == 0;                                  /* ties to even */
+    /* does the decimal d (in units of 10^e) round to x? */
+#define VN_ROUNDS_TO_X(d)                                                        \
+    (closed ? (d) * unit >= X - lo && (d) * unit <= X + hi                      \
+            : (d) * unit > X - lo && (d) * unit < X + hi)
+    unsigned __int128 D = (unsigned __int128)m;
+    if (!VN_ROUNDS_TO_X(D))
+        return 0;                                   /* not x's decimal at all */
+    uint64_t f = m / 10;
+    if (f > 0 && (VN_ROUNDS_TO_X((unsigned __int128)f * 10) ||
+                  VN_ROUNDS_TO_X((unsigned __int128)(f + 1) * 10)))
+        return 0;                                   /* a shorter one reads back */
+    /* Of the nd-digit decimals that read back as x, m must be the nearest:
+     * only its neighbour towards x can be nearer (m has nd >= 16 digits and
+     * no trailing zero, so that neighbour has nd digits too). */
+    unsigned __int128 Ds = D * unit, half = unit >> 1;
+    unsigned __int128 diff = Ds > X ? Ds - X : X - Ds;
+    unsigned __int128 toward = Ds > X ? D - 1 : D + 1;
+    bool near_ok = VN_ROUNDS_TO_X(toward);
+#undef VN_ROUNDS_TO_X
+    if (diff < half)
+        return 1;
+    if (diff > half)
+        return !near_ok;
+    return (m & 1) == 0 || !near_ok;                /* a tie: the even digit */
 }
 
 /* True when m * 10^e (nd digits, no trailing zero, m > 0) is the shortest
@@ -112,9 +182,8 @@ static void vn_nearest(double x, unsigned nd, uint64_t *m, int64_t *e)
  * value (x > 0, finite) -- the decimal DuckDB, JavaScript's Number#toString
  * and Python's repr print for x: fewest significant digits, then nearest
  * to x. False positives would change numbers, so every shortcut is exact;
- * a false negative only makes the caller pick a decimal (exact too) or the
- * same double, so the one ambiguous corner (a power of two whose nearest
- * nd-digit decimal falls outside its narrower lower half-gap) answers no. */
+ * a false negative would only make the caller pick a decimal (exact too)
+ * or the same double. */
 static bool vn_is_shortest(uint64_t m, unsigned nd, int64_t e, double x)
 {
     if (nd > 17)
@@ -124,6 +193,9 @@ static bool vn_is_shortest(uint64_t m, unsigned nd, int64_t e, double x)
      * and no shorter one reads back as x either. */
     if (nd <= 15 && x >= DBL_MIN)
         return true;
+    int exact = vn_is_shortest_exact(m, e, x);
+    if (exact >= 0)
+        return exact;
     /* No (nd-1)-digit decimal reads back as x: the set of decimals that
      * round to x is an interval containing m * 10^e, so if any shorter one
      * is in it, so is one of the two shorter neighbours of m * 10^e. */
@@ -132,11 +204,26 @@ static bool vn_is_shortest(uint64_t m, unsigned nd, int64_t e, double x)
         if (vn_strtod_me(f, e + 1) == x || vn_strtod_me(f + 1, e + 1) == x)
             return false;
     }
-    /* Of the nd-digit decimals that round to x, the nearest is printed. */
+    /* Of the nd-digit decimals that round to x, the nearest is printed.
+     * When the nearest of all, n, is another one, only n or m's neighbour
+     * towards it can be nearer than m; if neither reads back as x (at a
+     * power of two, whose lower half-gap is half the upper one), m is the
+     * nearest one that does. */
     uint64_t nm;
     int64_t ne;
     vn_nearest(x, nd, &nm, &ne);
-    return nm == m && ne == e;
+    if (nm == m && ne == e)
+        return true;
+    if (ne < e || ne - e > 19)
+        return false;                   /* not on m's grid: cannot happen */
+    unsigned __int128 n = nm;
+    for (int64_t i = 0; i < ne - e; i++)
+        n *= 10;
+    if (n == 0 || n >= (unsigned __int128)UINT64_MAX)
+        return false;
+    uint64_t toward = n < m ? m - 1 : m + 1;
+    return vn_strtod_me((uint64_t)n, e) != x && vn_strtod_me(toward, e) != x &&
+           vn_strtod_me(m, e) == x;
 }
 
 bool vr_double_decimal(double x, uint32_t scale, vr_i128 *unscaled)
@@ -149,24 +236,34 @@ bool vr_double_decimal(double x, uint32_t scale, vr_i128 *unscaled)
     }
     double a = fabs(x);
     /* The shortest form has the fewest digits of any decimal that reads
-     * back as x, so it is the first length whose nearest decimal passes. */
+     * back as x, so it is found at the first length where the nearest
+     * decimal, or its neighbour on x's other side (at a power of two, whose
+     * lower half-gap is the narrower), reads back as x. */
     for (unsigned nd = 1; nd <= 17; nd++) {
-        uint64_t m;
-        int64_t e;
-        vn_nearest(a, nd, &m, &e);
-        unsigned k = vn_digits(m);
-        if (vn_strtod_me(m, e) != a || !vn_is_shortest(m, k, e, a))
-            continue;
-        /* m * 10^e at `scale`: no digit below 10^-scale, below 10^38 */
-        if (e < -(int64_t)scale || (int64_t)k + e + scale > VR_MAX_DECIMAL_DIGITS)
-            return false;
-        unsigned __int128 u = m;
-        for (int64_t i = 0; i < e + (int64_t)scale; i++)
-            u *= 10;
-        *unscaled = x < 0 ? -(vr_i128)u : (vr_i128)u;
-        return true;
+        uint64_t n0;
+        int64_t e0;
+        vn_nearest_raw(a, nd, false, &n0, &e0);
+        uint64_t cand[2] = {n0, vn_strtod_me(n0, e0) < a ? n0 + 1 : n0 - 1};
+        for (int c = 0; c < 2; c++) {
+            unsigned __int128 m = cand[c];
+            int64_t e = e0;
+            if (m == 0)
+                continue;
+            vn_trim(&m, &e);
+            unsigned k = vn_digits(m);
+            if (vn_strtod_me((uint64_t)m, e) != a || !vn_is_shortest((uint64_t)m, k, e, a))
+                continue;
+            /* m * 10^e at `scale`: no digit below 10^-scale, below 10^38 */
+            if (e < -(int64_t)scale || (int64_t)k + e + scale > VR_MAX_DECIMAL_DIGITS)
+                return false;
+            unsigned __int128 u = m;
+            for (int64_t i = 0; i < e + (int64_t)scale; i++)
+                u *= 10;
+            *unscaled = x < 0 ? -(vr_i128)u : (vr_i128)u;
+            return true;
+        }
     }
-    return false;                       /* the power-of-two corner, see above */
+    return false;                       /* not reached: 17 digits read back */
 }
 
 /* ---- JSON numbers -------------------------------------------------------- */
