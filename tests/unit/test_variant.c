@@ -1012,6 +1012,10 @@ static void test_variant_json_number_type_per_number(void **state)
         {"-1.7976931348623157e308", VR_DOUBLE, "-1.7976931348623157e+308", false},
         {"2.2250738585072014e-308", VR_DOUBLE, "2.2250738585072014e-308", false},
         {"5e-324", VR_DOUBLE, "5e-324", false},              /* subnormal */
+        /* 2^89 and 2^122: the nearest 16-digit decimal misses the narrower
+         * lower half-gap, the shortest form is the one above */
+        {"6.189700196426902e26", VR_DOUBLE, "6.189700196426902e+26", false},
+        {"5.316911983139664e+36", VR_DOUBLE, "5.316911983139664e+36", false},
         {"2.5e-323", VR_DOUBLE, "2.5e-323", false},
         /* 3: digits no double keeps -> decimal with an integer digit */
         {"12345678901234567.8", VR_DECIMAL8, "12345678901234567.8", false},
@@ -1081,6 +1085,7 @@ static void test_variant_double_decimal_is_the_shortest_form(void **state)
         {0.30000000000000004, 16, false, 0},
         {5e-324, 38, false, 0},      {1e38, 0, false, 0},
         {0.0023250579833984375, 19, true, 23250579833984375LL},
+        {0x1p89, 0, true, (vr_i128)6189700196426902LL * 100000000000LL},   /* 2^89 */
         {0.0023250579833984375, 18, false, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
