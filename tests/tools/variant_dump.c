@@ -216,13 +216,16 @@ int main(int argc, char **argv)
         else if (strcmp(p + col + 1, "value") == 0)
             vi = (long)i;
     }
+    bool shredded = false;
     for (size_t i = 0; i < f.nleaves; i++)
-        if (strncmp(f.leaves[i].path, argv[2], col) == 0 &&
-            strncmp(f.leaves[i].path + col, ".typed_value", 12) == 0)
-            return die("%s: column %s is shredded (only unshredded Variants are read here)",
-                       argv[1], argv[2]);
-    if (mi < 0 || vi < 0)
-        return die("%s: no top-level Variant column %s (metadata + value)", argv[1], argv[2]);
+        shredded |= strncmp(f.leaves[i].path, argv[2], col) == 0 &&
+                    strncmp(f.leaves[i].path + col, ".typed_value", 12) == 0;
+    if (shredded || mi < 0 || vi < 0) {
+        pqf_close(&f);
+        return die(shredded ? "%s: column %s is shredded (only unshredded Variants are read here)"
+                            : "%s: no top-level Variant column %s (metadata + value)",
+                   argv[1], argv[2]);
+    }
     leafvals m = {0}, v = {0};
     int rc = read_leaf(&f, (size_t)mi, &m, &err);
     rc = rc ? rc : read_leaf(&f, (size_t)vi, &v, &err);

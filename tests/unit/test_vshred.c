@@ -1894,8 +1894,8 @@ static void gen_decimal(gen *g, vr_i128 u, unsigned max_scale)
 static void gen_prim(gen *g)
 {
     static const char *words[] = {"", "a", "comedy", "drama",
-                                  "a string that is longer than sixty-three bytes, so it is "
-                                  "encoded as a long string"};
+                                  ("a string that is longer than sixty-three bytes, so it is "
+                                   "encoded as a long string")};  /* (): one element, for clang */
     uint8_t u[16];
     for (int i = 0; i < 16; i++)
         u[i] = (uint8_t)below(g, 256);
