@@ -74,6 +74,8 @@ export function checkNumber(num, got, exactShred = false) {
   const r = ruleOf(num);
   if (got.kind === 'int' || got.kind === 'dec') {
     const [u, s] = normDec(got.a, got.scale || 0);
+    if (Object.is(r.double, -0) && r.kind !== 'int' && r.kind !== 'dec')
+      return 'the double -0.0 in an exact type, which drops its sign';
     if (r.kind === 'lossy' && exactShred) {
       // the rule stored the nearest double; shredded by its shortest form
       const d = shortestDec(r.double);
