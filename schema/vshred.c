@@ -99,7 +99,9 @@ static bool rescale(vr_i128 u, unsigned k, unsigned s, unsigned digits, vr_i128 
  * stores a number as a double only when that form is the text's value, so
  * a schema that shreds a field as intN or decimal(P,S) gets its JSON
  * numbers there whichever of double or decimal the rule chose, and the
- * reader sees the type the schema asked for with the value of the text. */
+ * reader sees the type the schema asked for with the value of the text
+ * (for a number the rule could only keep as the nearest double: the value
+ * every reader shows for that double). -0.0 stays a double (its sign). */
 static bool exact_at(const vr_prim *p, unsigned s, unsigned digits, vr_i128 *out)
 {
     vr_i128 u;
