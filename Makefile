@@ -1,10 +1,17 @@
 # Top-level entry points. `make run` and `make test` work on a fresh Debian 12
 # machine: they install missing Debian packages and the pinned npm test
 # readers, configure, build and run. Everything else is CMake.
-BUILD      ?= build
-BUILD_ASAN ?= build-asan
-BUILD_FUZZ ?= build-fuzz
-JOBS       ?= $(shell nproc)
+BUILD         ?= build
+BUILD_ASAN    ?= build-asan
+BUILD_FUZZ    ?= build-fuzz
+BUILD_RELEASE ?= build-release
+BUILD_CLANG   ?= build-clang
+JOBS          ?= $(shell nproc)
+# Warnings are errors in our builds (CI runs `make test` with the compilers
+# we test: Debian 12's GCC 12 and clang 14), not in a user's: `make run`
+# turns it off, and `make test PQ_WERROR=OFF` does on another compiler.
+PQ_WERROR     ?= ON
+CMAKE_OPTS     = -DPQ_WERROR=$(PQ_WERROR)
 
 DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
@@ -16,7 +23,8 @@ DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run query test deps npm build build-asan build-fuzz unit unit-asan interop fuzz-smoke bench clean
+.PHONY: all run query test deps npm build build-asan build-fuzz build-release build-clang \
+	unit unit-asan unit-release unit-clang interop fuzz-smoke bench clean
 
 all: build
 
@@ -36,22 +44,35 @@ npm: deps
 	    npm ci --no-audit --no-fund --loglevel=error; fi
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_OPTS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps
-	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPQ_SANITIZE=ON >/dev/null
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPQ_SANITIZE=ON $(CMAKE_OPTS) >/dev/null
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
 build-fuzz: deps
-	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF >/dev/null
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF \
+	    $(CMAKE_OPTS) >/dev/null
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
+# Optimisation levels and compilers other than the main build's: -O3 with
+# GCC and clang's diagnostics find what RelWithDebInfo does not (GCC 12 at
+# -O3 once broke a user's Release build on a -Wmaybe-uninitialized).
+build-release: deps
+	CC=gcc cmake -S . -B $(BUILD_RELEASE) -DCMAKE_BUILD_TYPE=Release $(CMAKE_OPTS) >/dev/null
+	cmake --build $(BUILD_RELEASE) -j $(JOBS)
+
+build-clang: deps
+	CC=clang cmake -S . -B $(BUILD_CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_OPTS) >/dev/null
+	cmake --build $(BUILD_CLANG) -j $(JOBS)
 
 # `make run` starts the daemon in the foreground with conf/run.yaml
 # (TCP 127.0.0.1:5170, run-data/parqd.sock, files under run-data/out).
 # Send it lines from another terminal, e.g.
 #     cat conf/sample.ndjson > /dev/tcp/127.0.0.1/5170
 # and see what landed with `make query`. Ctrl-C publishes every file.
+run: PQ_WERROR = OFF
 run: build npm
 	./$(BUILD)/parqd check --config conf/run.yaml >/dev/null
 	@mkdir -p run-data
@@ -72,6 +93,14 @@ unit-asan: build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS)
 
+# The cmocka tests only (label "unit"): the interop scripts already ran
+# against the main build, and their files do not depend on the compiler.
+unit-release: build-release
+	cd $(BUILD_RELEASE) && ctest -L unit --output-on-failure -j $(JOBS)
+
+unit-clang: build-clang
+	cd $(BUILD_CLANG) && ctest -L unit --output-on-failure -j $(JOBS)
+
 interop: build npm
 	@if [ -f tests/interop/run.sh ]; then bash tests/interop/run.sh $(BUILD); fi
 
@@ -85,7 +114,7 @@ fuzz-smoke: build-fuzz
 	        $$([ -d tests/fuzz/corpus/$$name ] && echo tests/fuzz/corpus/$$name) || exit 1; \
 	    rm -rf $$scratch; done
 
-test: unit unit-asan interop fuzz-smoke
+test: unit unit-asan unit-release unit-clang interop fuzz-smoke
 
 bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
@@ -93,4 +122,4 @@ bench: build npm
 	bash bench/bench_daemon.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)

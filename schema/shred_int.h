@@ -100,7 +100,9 @@ struct sh_shredder {
     int reject;                  /* SH_REJECTED once decided */
     int fatal;                   /* writer error */
     bool has_rest_value;         /* the rest builder holds the record root */
-    char fail_why[160];          /* why the last column failed, for rejects */
+    /* why the last column failed, for rejects: as long as any pq_err
+     * message, since a callee's whole message may land here */
+    char fail_why[sizeof ((pq_err *)0)->msg];
 };
 
 /* shred_value.c */

@@ -400,9 +400,13 @@ int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload)
     }
     case EV_NUMBER: {
         const json_number *n = payload;
+        /* the text beyond sign, digits and fraction is an exponent ("1e0") */
+        bool has_exp = n->len > (size_t)n->negative + n->int_len +
+                                    (n->frac_len ? n->frac_len + 1 : 0);
         vr_json_num vn = {.negative = n->negative, .int_digits = n->int_digits,
                           .int_len = n->int_len, .frac_digits = n->frac_digits,
-                          .frac_len = n->frac_len, .exp10 = n->exp10, .d = n->d};
+                          .frac_len = n->frac_len, .exp10 = n->exp10, .has_exp = has_exp,
+                          .d = n->d};
         if (n->kind == JSON_NUM_INT64)
             return vr_int(b, n->i);
         if (n->kind == JSON_NUM_UINT64)

@@ -2,23 +2,9 @@
  * builder, single-value appenders, and bounds-checked readers for the
  * shredder (VariantShredding.md, "unshredded fields stay in value").
  *
- * JSON numbers (vr_number_from_json, vr_json_number) map losslessly
- * whenever the Variant type system allows it:
- *   - integer syntax (no '.', no exponent) that fits int64 -> the smallest
- *     of int8/int16/int32/int64 that holds it ("1e0" counts as integer);
- *   - integer syntax above INT64_MAX or below INT64_MIN, up to 38 digits ->
- *     decimal16 with scale 0 (Variant has no unsigned type; this also is
- *     where vr_uint64 puts 9223372036854775808..18446744073709551615);
- *   - a fraction and/or exponent -> decimal with the digits and scale as
- *     written (1.50 -> 150 scale 2, 1.5e3 -> 1500 scale 0, 1e-3 -> 1 scale
- *     3), in the smallest of decimal4/8/16 that holds the precision, when
- *     it has <= 38 significant digits and a scale in 0..38; trailing zeros
- *     are dropped only when that makes it fit (0.10...0 with 45 digits);
- *   - everything else (more significant digits, scale > 38, |x| >= 1e38
- *     with fraction syntax) -> double, the caller's correctly rounded
- *     value: the only lossy case, and the one every JSON reader takes. A
- *     non-finite double is refused with PQ_ETYPE (keep the text instead).
- *   - The sign of zero is not kept for integer/decimal zero ("-0", "-0.0").
+ * JSON numbers become Variant values in vnumber.c (the type rule and its
+ * reasons). The one rule enforced here, in vr_decimal, is the one readers
+ * need from every decimal: a scale below its implied precision.
  *
  * Building cost. A record is built in one buffer, b->stack. Scalars are
  * encoded straight into it, once. A container cannot write its header
@@ -166,15 +152,6 @@ static bool vr_utf8_ok(const uint8_t *s, size_t n)
         i += k + 1;
     }
     return true;
-}
-
-/* 10^i as unsigned 128-bit, i in 0..38 (only padding JSON numbers). */
-static unsigned __int128 vr_pow10(unsigned i)
-{
-    unsigned __int128 p = 1;
-    while (i--)
-        p *= 10;
-    return p;
 }
 
 /* 10^38, the first value with 39 digits. */
@@ -623,6 +600,11 @@ int vr_float(vr_builder *b, float v)
     return rc;
 }
 
+/* Readers take a Variant decimal's precision from the digits of its
+ * unscaled value (VariantEncoding.md, "implied precision"); DuckDB 1.5.6
+ * crashes (SIGFPE) on a scale above it and prints a scale equal to it as
+ * ".5", which is not JSON. So a decimal with a fraction needs an integer
+ * digit, and zero has scale 0. */
 int vr_decimal(vr_builder *b, vr_i128 unscaled, uint32_t scale)
 {
     unsigned __int128 mag = unscaled < 0 ? -(unsigned __int128)unscaled
@@ -630,6 +612,10 @@ int vr_decimal(vr_builder *b, vr_i128 unscaled, uint32_t scale)
     if (scale > VR_MAX_DECIMAL_DIGITS || mag >= VR_POW10_38)
         return pq_err_set(&b->err, PQ_EINVAL, "variant: decimal needs |unscaled| < 10^38 "
                           "and scale 0..38 (scale %u)", scale);
+    if (scale > 0 && scale >= vr_digits(mag))
+        return pq_err_set(&b->err, PQ_EINVAL, "variant: decimal with scale %u and %u-digit "
+                          "unscaled value: readers need the scale below the precision (an "
+                          "integer digit)", scale, vr_digits(mag));
     int rc = vr_prepare(b, 18);
     if (rc == 0) {
         vr_commit(b);
@@ -1039,132 +1025,6 @@ int vr_finish(vr_builder *b, vr_variant *out)
     return 0;
 }
 
-/* ---- JSON numbers (mapping at the top of this file) --------------------- */
-
-/* Digit i of int_digits followed by frac_digits. */
-static int vr_num_digit(const vr_json_num *n, size_t i)
-{
-    return (i < n->int_len ? n->int_digits[i] : n->frac_digits[i - n->int_len]) - '0';
-}
-
-static int vr_num_double(vr_builder *b, const vr_json_num *n)
-{
-    if (!isfinite(n->d))
-        return pq_err_set(&b->err, PQ_ETYPE, "variant: number with %zu digits and exponent "
-                          "%lld is out of double range", n->int_len + n->frac_len,
-                          (long long)n->exp10);
-    return vr_double(b, n->d);
-}
-
-/* value = digits[lead, lead + nd) * 10^-scale, nd >= 1 significant digits.
- * Cut t trailing zeros (scale - t) only if that makes it fit 38 digits and
- * scale <= 38; a negative scale is padded with zeros to scale 0. */
-static int vr_num_decimal(vr_builder *b, const vr_json_num *n, size_t lead, size_t nd,
-                          int64_t scale)
-{
-    size_t tz = 0, pad = 0, t = 0;
-    while (tz < nd && vr_num_digit(n, lead + nd - 1 - tz) == 0)
-        tz++;
-    if (scale < 0) {
-        if ((uint64_t)-scale > VR_MAX_DECIMAL_DIGITS - (nd < 38 ? nd : 38) || nd > 38)
-            return vr_num_double(b, n);
-        pad = (size_t)-scale;
-        scale = 0;
-    } else {
-        size_t need_d = nd > 38 ? nd - 38 : 0;
-        uint64_t need_s = scale > 38 ? (uint64_t)scale - 38 : 0;
-        uint64_t need = need_d > need_s ? need_d : need_s;
-        if (need > tz || need > (uint64_t)scale)
-            return vr_num_double(b, n);
-        t = (size_t)need;
-        scale -= (int64_t)t;
-    }
-    unsigned __int128 u = 0;
-    for (size_t i = lead; i < lead + nd - t; i++)
-        u = u * 10 + (unsigned)vr_num_digit(n, i);
-    u *= vr_pow10((unsigned)pad);
-    vr_i128 v = n->negative ? -(vr_i128)u : (vr_i128)u;
-    return vr_decimal(b, v, (uint32_t)scale);
-}
-
-int vr_number_from_json(vr_builder *b, const vr_json_num *n)
-{
-    size_t total = n->int_len + n->frac_len;
-    if (n->int_len == 0 || n->int_digits == NULL || (n->frac_len && n->frac_digits == NULL) ||
-        total < n->int_len || n->frac_len > INT32_MAX)
-        return pq_err_set(&b->err, PQ_EINVAL, "variant: malformed JSON number parts");
-    for (size_t i = 0; i < total; i++)
-        if ((unsigned)vr_num_digit(n, i) > 9)
-            return pq_err_set(&b->err, PQ_EINVAL, "variant: JSON number digit is not 0-9");
-    size_t lead = 0;
-    while (lead < total && vr_num_digit(n, lead) == 0)
-        lead++;
-    size_t nd = total - lead;
-    int64_t e = n->exp10 > 2000000000 ? 2000000000 : n->exp10 < -2000000000 ? -2000000000
-                                                                            : n->exp10;
-    int64_t scale = (int64_t)n->frac_len - e;
-    if (nd == 0)                        /* zero: any scale is exact */
-        return n->frac_len == 0 && e == 0
-                   ? vr_int(b, 0)
-                   : vr_decimal(b, 0, scale < 0 ? 0 : scale > 38 ? 38 : (uint32_t)scale);
-    if (n->frac_len == 0 && e == 0 && nd <= 19) {
-        uint64_t u = 0;                 /* < 10^19 < 2^64: no overflow */
-        for (size_t i = lead; i < total; i++)
-            u = u * 10 + (unsigned)vr_num_digit(n, i);
-        if (!n->negative)
-            return vr_uint64(b, u);
-        if (u <= (uint64_t)INT64_MAX + 1)
-            return vr_int(b, u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u);
-    }
-    return vr_num_decimal(b, n, lead, nd, scale);
-}
-
-static size_t vr_scan_digits(const char *t, size_t i, size_t len)
-{
-    while (i < len && t[i] >= '0' && t[i] <= '9')
-        i++;
-    return i;
-}
-
-/* Splits text by RFC 8259's number grammar; strtod gives the double (the
- * daemon never calls setlocale, so the decimal point is '.'). */
-int vr_json_number(vr_builder *b, const char *text, size_t len)
-{
-    vr_json_num n = {0};
-    size_t i = 0, j;
-    if (i < len && text[i] == '-')
-        n.negative = true, i++;
-    j = vr_scan_digits(text, i, len);
-    n.int_digits = text + i;
-    n.int_len = j - i;
-    bool bad = n.int_len == 0 || (n.int_len > 1 && text[i] == '0');
-    i = j;
-    if (!bad && i < len && text[i] == '.') {
-        j = vr_scan_digits(text, i + 1, len);
-        n.frac_digits = text + i + 1;
-        n.frac_len = j - i - 1;
-        bad = n.frac_len == 0;
-        i = j;
-    }
-    if (!bad && i < len && (text[i] == 'e' || text[i] == 'E')) {
-        bool neg = ++i < len && text[i] == '-';
-        i += i < len && (text[i] == '-' || text[i] == '+');
-        j = vr_scan_digits(text, i, len);
-        bad = j == i;
-        for (; i < j; i++)              /* saturate: 1e9 is past any limit */
-            n.exp10 = n.exp10 >= 1000000000 ? n.exp10 : n.exp10 * 10 + (text[i] - '0');
-        n.exp10 = neg ? -n.exp10 : n.exp10;
-    }
-    if (bad || i != len)
-        return pq_err_set(&b->err, PQ_EINVAL, "variant: \"%.*s\" is not a JSON number",
-                          (int)(len > 64 ? 64 : len), text);
-    pq_buf_reset(&b->numbuf);
-    if (pq_buf_append(&b->numbuf, text, len) != 0 || pq_buf_push(&b->numbuf, 0) != 0)
-        return pq_err_set(&b->err, PQ_ENOMEM, "variant: out of memory copying a number");
-    n.d = strtod((const char *)b->numbuf.data, NULL);
-    return vr_number_from_json(b, &n);
-}
-
 /* ---- readers ------------------------------------------------------------ */
 
 int vr_meta_open(vr_meta *m, const uint8_t *p, size_t len, pq_err *err)
@@ -1224,6 +1084,7 @@ static const int8_t vr_fixed_size[VR_UUID + 1] = {
 
 int vr_value_size(const uint8_t *v, size_t avail, size_t *size, pq_err *err)
 {
+    *size = 0;                          /* defined on every return */
     if (avail == 0)
         return pq_err_set(err, PQ_EPARSE, "variant value: no value_metadata byte");
     unsigned basic = v[0] & 3, h = v[0] >> 2;

@@ -29,7 +29,10 @@
  *     field ids/offsets are in key-name order as the spec requires.
  *   - Unsigned integers above INT64_MAX become decimal16 with scale 0:
  *     Variant has no unsigned type and decimal keeps the exact value in the
- *     Exact Numeric class. See variant.c for the JSON number mapping. */
+ *     Exact Numeric class. vnumber.c has the JSON number mapping.
+ *   - Every decimal the builder writes has a scale below its implied
+ *     precision (DuckDB 1.5.6 crashes on, or prints non-JSON for, the
+ *     others); vr_decimal refuses the rest with PQ_EINVAL. */
 #ifndef PQ_VARIANT_H
 #define PQ_VARIANT_H
 
@@ -108,6 +111,8 @@ typedef struct vr_json_num {
     const char *frac_digits;  /* digits after '.', frac_len 0 if none */
     size_t frac_len;
     int64_t exp10;            /* exponent as written, 0 if none */
+    bool has_exp;             /* an exponent was written, even "e0": not
+                               * integer syntax (exp10 != 0 implies it) */
     double d;                 /* correctly rounded double of the same text */
 } vr_json_num;
 
@@ -166,7 +171,8 @@ int vr_int(vr_builder *b, int64_t v);        /* smallest of int8..int64 */
 int vr_uint64(vr_builder *b, uint64_t v);    /* > INT64_MAX: decimal16 s=0 */
 int vr_double(vr_builder *b, double v);
 int vr_float(vr_builder *b, float v);
-/* |unscaled| < 10^38, scale 0..38; smallest decimal4/8/16 by precision. */
+/* |unscaled| < 10^38, scale 0..38 and below the digits of unscaled (scale 0
+ * for zero); smallest decimal4/8/16 by precision. */
 int vr_decimal(vr_builder *b, vr_i128 unscaled, uint32_t scale);
 int vr_string(vr_builder *b, const char *s, size_t len);  /* short if < 64 */
 int vr_binary(vr_builder *b, const void *p, size_t len);
@@ -174,11 +180,20 @@ int vr_date(vr_builder *b, int32_t days_since_epoch);
 int vr_timestamp(vr_builder *b, int64_t v, vr_unit unit, bool utc);
 int vr_time(vr_builder *b, int64_t micros_since_midnight);
 int vr_uuid(vr_builder *b, const uint8_t uuid[16]);   /* big-endian bytes */
-/* A JSON number by the mapping in variant.c. PQ_ETYPE if it must become a
- * double and d is not finite. */
+/* A JSON number by the rule in vnumber.c: integers as int8..int64 (beyond
+ * that decimal, scale 0), a fraction or exponent as a double when the
+ * double's shortest form is the number's value, else as a decimal with an
+ * integer digit, else as the double. PQ_ETYPE if it must become a double
+ * and d is not finite. */
 int vr_number_from_json(vr_builder *b, const vr_json_num *num);
 /* Same, from the number's text (strict JSON number grammar). */
 int vr_json_number(vr_builder *b, const char *text, size_t len);
+/* The shortest decimal that reads back as x (what DuckDB, JavaScript and
+ * Python print), as an unscaled value at `scale`: true when it has at most
+ * `scale` fraction digits and fewer than 39 digits at that scale (0.0
+ * gives 0; -0.0 gives false, an exact type would drop its sign). For
+ * shredding a double into an exact typed_value. */
+bool vr_double_decimal(double x, uint32_t scale, vr_i128 *unscaled);
 
 /* Completes the record: sorts the dictionary, renumbers field ids and
  * writes the metadata. PQ_ESTATE if a container is open or no value was
@@ -250,7 +265,8 @@ int vr_meta_key(const vr_meta *m, uint32_t id, vr_str *key, pq_err *err);
 
 /* Type of the value at v: a vr_type, or a negative code. */
 int vr_value_type(const uint8_t *v, size_t len);
-/* Bytes used by the value starting at v (the rest of avail is ignored). */
+/* Bytes used by the value starting at v (the rest of avail is ignored);
+ * *size is 0 after a failure. */
 int vr_value_size(const uint8_t *v, size_t avail, size_t *size, pq_err *err);
 int vr_value_read(const uint8_t *v, size_t len, vr_prim *out, pq_err *err);
 

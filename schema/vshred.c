@@ -93,11 +93,29 @@ static bool rescale(vr_i128 u, unsigned k, unsigned s, unsigned digits, vr_i128 
     return true;
 }
 
+/* p exactly at scale s with at most `digits` digits. Exact numerics
+ * rescale; a double counts by its shortest decimal form (vr_double_decimal),
+ * which for parqd's Variants is the JSON number as written: vnumber.c
+ * stores a number as a double only when that form is the text's value, so
+ * a schema that shreds a field as intN or decimal(P,S) gets its JSON
+ * numbers there whichever of double or decimal the rule chose, and the
+ * reader sees the type the schema asked for with the value of the text
+ * (for a number the rule could only keep as the nearest double: the value
+ * every reader shows for that double). -0.0 stays a double (its sign). */
+static bool exact_at(const vr_prim *p, unsigned s, unsigned digits, vr_i128 *out)
+{
+    vr_i128 u;
+    unsigned k;
+    if (exact_numeric(p, &u, &k))
+        return rescale(u, k, s, digits, out);
+    return p->type == VR_DOUBLE && vr_double_decimal(p->d, s, out) &&
+           abs_i128(*out) < pow10_i128(digits);
+}
+
 static bool match_int(const sc_type *t, const vr_prim *p, vs_typed *out)
 {
-    vr_i128 u, v;
-    unsigned k;
-    if (!t->is_signed || !exact_numeric(p, &u, &k) || !rescale(u, k, 0, 38, &v))
+    vr_i128 v;
+    if (!t->is_signed || !exact_at(p, 0, 38, &v))
         return false;
     vr_i128 hi = ((vr_i128)1 << (t->bit_width - 1)) - 1, lo = -hi - 1;
     if (v < lo || v > hi)
@@ -108,11 +126,10 @@ static bool match_int(const sc_type *t, const vr_prim *p, vs_typed *out)
 
 static bool match_decimal(const sc_type *t, const vr_prim *p, vs_typed *out)
 {
-    vr_i128 u, v;
-    unsigned k;
+    vr_i128 v;
     if (t->precision < 1 || t->precision > VR_MAX_DECIMAL_DIGITS || t->scale < 0 ||
-        t->scale > t->precision || !exact_numeric(p, &u, &k) ||
-        !rescale(u, k, (unsigned)t->scale, (unsigned)t->precision, &v))
+        t->scale >= t->precision ||
+        !exact_at(p, (unsigned)t->scale, (unsigned)t->precision, &v))
         return false;
     if (t->physical == PQ_INT32 || t->physical == PQ_INT64) {
         out->i = (int64_t)v;

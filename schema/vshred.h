@@ -82,8 +82,14 @@ typedef struct vs_typed {
  *   int8..int64, decimal4/8/16 (Exact Numeric)
  *                -> intN (signed) when the value is an integer in range;
  *                -> decimal(P,S) when it rescales exactly to scale S and
- *                   then has at most P digits
- *   float -> float; double -> double (no cross-class widening)
+ *                   then has at most P digits (S < P: colspec refuses
+ *                   S = P for shreds, which DuckDB prints as ".5")
+ *   double       -> double; and -> intN / decimal(P,S) as above by its
+ *                   shortest decimal form: vnumber.c makes a JSON number
+ *                   a double only when that form is the number as written,
+ *                   so the choice between double and decimal never keeps
+ *                   a JSON number out of an exact typed_value
+ *   float -> float (no cross-class widening)
  *   date -> date; time -> time(us, local)
  *   timestamp(us|ns, utc) / timestampntz(us|ns)
  *                -> timestamp with the same utc flag; us -> ns when it

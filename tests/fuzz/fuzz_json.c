@@ -6,7 +6,20 @@
  * balance, exactly one top-level value) and re-serialises the events as
  * compact JSON. A line that parses must re-serialise to JSON that parses
  * to the same serialisation again (a fixed point); a line that fails must
- * carry a "byte N: ..." message with N inside the line. */
+ * carry a "byte N: ..." message with N inside the line.
+ *
+ * Every number is also turned into a Variant the way the shredder does it
+ * for Variant and rest columns (shv_scalar_to_variant, from json.c's
+ * number parts and double), and checked against the number rule of
+ * schema/vnumber.c (fuzz_numrule.h): the type, the exact value, and never
+ * a decimal whose scale is not below its implied precision.
+ *
+ * The fuzz build links only pq_schema and pq_writer, so the test decoder
+ * is compiled in here from its source. */
+#include "../support/variant_read.c"
+#include "fuzz_numrule.h"
+#include "shred_int.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -175,9 +188,26 @@ static void check_number(const json_number *num)
     }
 }
 
+/* The production path: the shredder's conversion of a number event. */
+static void check_number_variant(const json_number *num)
+{
+    static vr_builder b;
+    static int ready;
+    if (!ready) {
+        CHECK(vr_builder_init(&b, NULL) == 0);
+        ready = 1;
+    }
+    vr_builder_reset(&b);
+    vr_variant v;
+    CHECK(shv_scalar_to_variant(&b, EV_NUMBER, num) == 0);  /* json.c refused infinities */
+    CHECK(vr_finish(&b, &v) == 0);
+    fz_check_number_rule(num->raw, num->len, &v);
+}
+
 static int on_number(void *u, const json_number *num)
 {
     check_number(num);
+    check_number_variant(num);
     sep(u);
     return pq_buf_append(&((fz *)u)->out, num->raw, num->len);
 }

@@ -4,8 +4,9 @@
 // and with the default schema, reads back in DuckDB, parquet-wasm and
 // hyparquet with every value equal to the source JSON).
 //
-//   node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet] [--only SUBSTR] [--timeout S]
-//                 [--mutate N] [--seed S]
+//   node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet,duckdb-json,c-decoder]
+//                 [--only SUBSTR] [--timeout S] [--mutate N] [--seed S] [--c-decoder PATH]
+//                 [--native-strict]   (hyparquet's own VARIANT decoding must agree too)
 //
 // MANIFEST.tsv (written by tests/scripts/test_logs_interop.sh), one case a
 // line, tab-separated:
@@ -24,8 +25,13 @@
 //            exactly the schema's; row i = i-th non-rejected line: every
 //            typed column equal to the value computed from the source by
 //            logs_schema.mjs, every Variant equal to the source JSON (key
-//            order aside, numbers by exact value), `rest` holding exactly
-//            the fields no typed column took.
+//            order aside, numbers by exact value and of the type parqd's
+//            number rule gives them, numrule.mjs), `rest` holding exactly
+//            the fields no typed column took;
+//   duckdb-json  every Variant through DuckDB's CAST(v AS JSON),
+//            variant_extract and variant_typeof (logs_duckjson.mjs);
+//   c-decoder  every unshredded top-level Variant through parqd's test
+//            decoder (logs_cdecoder.mjs), with --c-decoder PATH.
 // One line per (case, check): PASS / FAIL with the first difference and a
 // count of differences per column / SKIP with reader, feature and reason;
 // last line "N passed, M failed, K skipped"; exit 1 on any FAIL.
@@ -41,7 +47,12 @@ import { JNum, compareJV, parseJsonLine, splitLines, showJ } from './logs_json.m
 import { loadSchema, defaultSchema, expectRecord } from './logs_schema.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
-const ALL_READERS = ['duckdb', 'parquet-wasm', 'hyparquet'];
+// duckdb-json: DuckDB's own Variant functions (CAST AS JSON, variant_extract,
+// variant_typeof) on every Variant column, see logs_duckjson.mjs;
+// c-decoder: parqd's test decoder (tests/tools/variant_dump, given with
+// --c-decoder PATH; not run without it), see logs_cdecoder.mjs.
+const ALL_READERS = ['duckdb', 'parquet-wasm', 'hyparquet', 'duckdb-json', 'c-decoder'];
+const DEFAULT_READERS = ['duckdb', 'parquet-wasm', 'hyparquet', 'duckdb-json'];
 
 /* Reader features this harness knows a reader cannot read, each found by
  * trying: {reader, feature, reason, expect (regexp on the failure)}. A
@@ -53,7 +64,7 @@ const KNOWN_LIMITS = [];
 
 function usage(msg) {
   if (msg) console.error(`logs.mjs: ${msg}`);
-  console.error('usage: node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet] [--only SUBSTR] [--timeout SECONDS]');
+  console.error('usage: node logs.mjs MANIFEST.tsv [--readers duckdb,parquet-wasm,hyparquet,duckdb-json,c-decoder] [--only SUBSTR] [--timeout SECONDS] [--mutate N] [--seed S] [--c-decoder PATH] [--native-strict]');
   process.exit(2);
 }
 
@@ -137,7 +148,7 @@ function compareCol(type, exp, got, p, isStar, o = {}) {
         }
         return { path: p, exp: showJ(exp), got: 'SQL NULL' };
       }
-      const d = compareJV(exp, got, '');
+      const d = compareJV(exp, got, '', { shred: type.shred, stats: o.stats, col: p });
       return d ? { path: `${p}${d.path === '/' ? '' : d.path}`, exp: d.exp, got: d.got } : null;
     }
     case 'scalar': {
@@ -172,10 +183,18 @@ function compareCol(type, exp, got, p, isStar, o = {}) {
 }
 
 async function checkReader(reader, c, opts) {
-  const { READERS } = await import('./logs_readers.mjs');
   const files = outputFiles(c);
   if (!files.length) return { status: 'FAIL', msg: `no output file ${c.outBase}.parquet (convert exit ${c.exit})` };
   const exp = loadCase(c);
+  if (reader === 'duckdb-json') {
+    const { checkDuckJson } = await import('./logs_duckjson.mjs');
+    return checkDuckJson(files, exp, exp.columns.find(x => x.from === '*')?.name);
+  }
+  if (reader === 'c-decoder') {
+    const { checkCDecoder } = await import('./logs_cdecoder.mjs');
+    return checkCDecoder(opts.cDecoder, files, exp, exp.columns.find(x => x.from === '*')?.name);
+  }
+  const { READERS } = await import('./logs_readers.mjs');
   let res;
   try {
     res = await READERS[reader](files, exp.columns);
@@ -186,6 +205,8 @@ async function checkReader(reader, c, opts) {
     return { status: 'FAIL', msg: `read failed: ${msg}` };
   }
   const notes = [...res.notes];
+  if (opts.nativeStrict && res.nativeProblem)
+    return { status: 'FAIL', msg: `hyparquet's own VARIANT decoding ${res.nativeProblem} (--native-strict)` };
   const fileNote = files.length > 1 ? `${files.length} files` : '';
   if (res.nrows !== exp.kept.length)
     return { status: 'FAIL', msg: `${res.nrows} rows, expected ${exp.kept.length} (${exp.lines.length} lines - ${exp.rejected.size} rejected)` };
@@ -221,6 +242,7 @@ async function checkReader(reader, c, opts) {
   }
   if (cmpOpts.stats.duckNull)
     notes.push(`lossy: DuckDB reads a top-level Variant null as SQL NULL (${cmpOpts.stats.duckNull} JSON nulls compared as NULL)`);
+  notes.push(numberNote(cmpOpts.stats));
   if (first) {
     const per = [...diffs].map(([k, n]) => `${k}:${n}`).join(' ');
     return { status: 'FAIL', msg: [`${first} [rows differing per column: ${per}]`, ...notes].join('; ') };
@@ -232,6 +254,14 @@ async function checkReader(reader, c, opts) {
   }
   const summary = `${exp.kept.length} rows x ${exp.columns.length} columns${fileNote ? ', ' + fileNote : ''}`;
   return { status: 'PASS', msg: [summary, ...notes].join('; ') };
+}
+
+/* How many Variant numbers were compared, and the ones the number rule
+ * stores as the nearest double (schema/vnumber.c, rule 4). */
+export function numberNote(st) {
+  const n = st.numbers || 0;
+  if (!st.lossy) return `${n} Variant numbers, all exact`;
+  return `${n} Variant numbers, ${n - st.lossy} exact, ${st.lossy} the nearest double by rule 4 (no exact type readers accept), e.g. ${st.lossyList.join(', ')}`;
 }
 
 function checkConvert(c) {
@@ -298,7 +328,9 @@ function changeJ(v, rnd) {
   if (v === null || v === undefined) return new JNum('0');
   if (typeof v === 'boolean') return !v;
   if (typeof v === 'string') return v + 'x';
-  if (v instanceof JNum) return new JNum(/[eE]/.test(v.text) ? '1' + v.text.replace(/^-/, '') : v.text + '1');
+  // a change every number type shows, even a double that keeps 17 digits:
+  // the sign (zero becomes 1)
+  if (v instanceof JNum) return new JNum(v.u === 0n ? '1' : v.text.startsWith('-') ? v.text.slice(1) : '-' + v.text);
   if (v instanceof Map) {
     if (v.size && rnd(2)) { const m = new Map(v); m.delete([...m.keys()][rnd(m.size)]); return m; }
     const m = new Map(v); m.set('zz_mutant', null); return m;
@@ -371,7 +403,7 @@ function runReader(reader, manifest, names, opts) {
   return new Promise((resolve) => {
     const start = (pending) => {
       if (!pending.length) return resolve(results);
-      const child = spawn(process.execPath, [SELF, '--worker', reader, manifest, pending.join(','), String(opts.mutate), String(opts.seed)],
+      const child = spawn(process.execPath, [SELF, '--worker', reader, manifest, pending.join(','), String(opts.mutate), String(opts.seed), opts.cDecoder || '', opts.nativeStrict ? '1' : ''],
         { stdio: ['ignore', 'pipe', 'pipe'] });
       let current = null, stderr = '', timer = null, timedOut = false;
       const arm = () => {
@@ -404,8 +436,8 @@ function runReader(reader, manifest, names, opts) {
 
 async function main(argv) {
   if (argv[0] === '--worker')
-    return worker(argv[1], argv[2], (argv[3] || '').split(','), { mutate: Number(argv[4]) || 0, seed: Number(argv[5]) || 1 });
-  const opts = { readers: ALL_READERS, timeout: 300, only: null, mutate: 0, seed: Date.now() % 1000000 };
+    return worker(argv[1], argv[2], (argv[3] || '').split(','), { mutate: Number(argv[4]) || 0, seed: Number(argv[5]) || 1, cDecoder: argv[6] || null, nativeStrict: argv[7] === '1' });
+  const opts = { readers: null, timeout: 300, only: null, mutate: 0, seed: Date.now() % 1000000, cDecoder: null };
   let manifest = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -414,12 +446,16 @@ async function main(argv) {
     else if (a === '--timeout') opts.timeout = Number(argv[++i]);
     else if (a === '--mutate') opts.mutate = Number(argv[++i]);
     else if (a === '--seed') opts.seed = Number(argv[++i]);
+    else if (a === '--c-decoder') opts.cDecoder = argv[++i];
+    else if (a === '--native-strict') opts.nativeStrict = true;
     else if (a.startsWith('--')) usage(`unknown option ${a}`);
     else if (!manifest) manifest = a;
     else usage('one manifest only');
   }
   if (!manifest) usage();
+  opts.readers ||= opts.cDecoder ? [...DEFAULT_READERS, 'c-decoder'] : DEFAULT_READERS;
   for (const r of opts.readers) if (!ALL_READERS.includes(r)) usage(`unknown reader ${r}`);
+  if (opts.readers.includes('c-decoder') && !opts.cDecoder) usage('reader c-decoder needs --c-decoder PATH');
   let cases;
   try { cases = readManifest(manifest); } catch (e) { usage(e.message); }
   if (opts.only) cases = cases.filter(c => c.name.includes(opts.only));

@@ -10,10 +10,16 @@
 //   VNum {kind: 'int' | 'dec' | 'double' | 'float', ...},
 //   VOther {desc} for Variant types JSON never produces (date, timestamp,
 //   binary, uuid, time): never equal to a JSON value.
-// Numbers compare by exact decimal value (int, decimal: unscaled/scale
-// normalized); a double or float compares by value with the JSON number
-// as JS parses it (correctly rounded), as the Variant spec allows a writer
-// to store a JSON number as a double.
+// Numbers compare by parqd's number rule (numrule.mjs, schema/vnumber.c):
+// an int or decimal must hold the text's exact value (unscaled/scale
+// normalized); a double must be the double JS parses from the text
+// (correctly rounded, sign of zero included) and, unless the rule says no
+// exact type holds the number ("lossy"), print back (shortest form) as the
+// text's exact value; and the kind must be the one the rule gives (a
+// double where the schema shreds the path as intN/decimal may come back as
+// that exact type). Numbers read back as JSON text (DuckDB's CAST(v AS
+// JSON)) compare the same way, by exact value.
+import { checkNumber, ruleOf } from './numrule.mjs';
 
 export class JNum {
   constructor(text) {
@@ -155,6 +161,15 @@ class Parser {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/* JSON text (a string) -> value, numbers as JNum. */
+export function parseJsonText(text) {
+  const p = new Parser(text);
+  const v = p.value(0);
+  p.ws();
+  if (p.i !== p.s.length) p.fail('trailing characters');
+  return v;
+}
+
 /* One NDJSON line (a Buffer/Uint8Array without the newline) -> value. */
 export function parseJsonLine(bytes) {
   const p = new Parser(utf8.decode(bytes));
@@ -204,30 +219,70 @@ function showRaw(v) {
 
 /* ---- comparison -------------------------------------------------------- */
 
-/* Source JSON value `exp` vs Variant value `got` (VV). Returns null when
- * equal (object key order ignored), else {path, exp, got} of the first
- * difference, path in JSON Pointer-ish form. */
-export function compareJV(exp, got, path = '') {
+/* The shred spec (YAML: {key: spec}, [spec], "list<T>", a type name) one
+ * level down, and whether a spec types a number as intN/decimal. */
+export function shredField(sh, k) {
+  return sh && typeof sh === 'object' && !Array.isArray(sh) && Object.hasOwn(sh, k) ? sh[k] : undefined;
+}
+export function shredElement(sh) {
+  if (Array.isArray(sh)) return sh[0];
+  const m = typeof sh === 'string' && /^\s*list\s*<\s*(.+?)\s*>\s*$/.exec(sh);
+  return m ? m[1] : undefined;
+}
+export function shredIsExact(sh) {
+  return typeof sh === 'string' && /^\s*(int(8|16|32|64)|decimal\b)/.test(sh);
+}
+
+/* A number read back against its source: VNum (a reader's Variant value)
+ * or JNum (JSON text a reader printed). null when it holds what the rule
+ * stores; ctx.stats counts numbers and lists the lossy ones. */
+function compareNum(exp, got, path, ctx) {
+  let why;
+  if (got instanceof JNum) {
+    const r = ruleOf(exp);
+    const x = Number(got.text);
+    if (r.kind === 'lossy') why = Object.is(x, r.double) ? null : `not the double of the text`;
+    else if (got.u !== r.u || got.s !== r.s) why = 'value differs';
+    else if (r.kind === 'double' && !Object.is(x, r.double)) why = 'sign of zero differs';
+  } else if (got instanceof VNum) {
+    why = checkNumber(exp, got, shredIsExact(ctx.shred));
+  } else {
+    why = 'not a number';
+  }
+  if (ctx.stats && !why) {
+    const st = ctx.stats;
+    st.numbers = (st.numbers || 0) + 1;
+    const r = ruleOf(exp);
+    if (r.kind === 'lossy') {
+      st.lossy = (st.lossy || 0) + 1;
+      st.lossyList ||= [];
+      if (st.lossyList.length < 5)
+        st.lossyList.push(`${ctx.col || ''}${path || (ctx.col ? '' : '/')} ${exp.text} -> ${got instanceof JNum ? got.text : String(got.a)}`);
+    }
+  }
+  return why;
+}
+
+/* Source JSON value `exp` vs Variant value `got` (VV, or JSON text values
+ * with JNum numbers). Returns null when equal (object key order ignored),
+ * else {path, exp, got} of the first difference, path in JSON Pointer-ish
+ * form. ctx: {shred (the column's shred spec), stats, col (a label for
+ * the stats)}. */
+export function compareJV(exp, got, path = '', ctx = {}) {
   const diff = (why) => ({ path: path || '/', exp: showJ(exp), got: showJ(got) + (why ? ` (${why})` : '') });
   if (exp === null) return got === null ? null : diff();
   if (typeof exp === 'boolean') return got === exp ? null : diff();
   if (typeof exp === 'string') return typeof got === 'string' && got === exp ? null : diff();
   if (exp instanceof JNum) {
-    if (!(got instanceof VNum)) return diff();
-    if (got.kind === 'int' || got.kind === 'dec') {
-      const [u, s] = normDec(got.a, got.scale);
-      return u === exp.u && s === exp.s ? null : diff();
-    }
-    const d = Number(exp.text);
-    const g = got.kind === 'float' ? got.a : got.a;
-    if (got.kind === 'float' && Math.fround(d) !== d) return diff('float cannot hold it');
-    return g === d ? null : diff();
+    const why = compareNum(exp, got, path, ctx);
+    return why ? diff(why) : null;
   }
   if (Array.isArray(exp)) {
     if (!Array.isArray(got)) return diff();
     if (got.length !== exp.length) return { path: path || '/', exp: `${exp.length} elements ${showJ(exp)}`, got: `${got.length} elements ${showJ(got)}` };
+    const sub = { ...ctx, shred: shredElement(ctx.shred) };
     for (let i = 0; i < exp.length; i++) {
-      const d = compareJV(exp[i], got[i], `${path}/${i}`);
+      const d = compareJV(exp[i], got[i], `${path}/${i}`, sub);
       if (d) return d;
     }
     return null;
@@ -237,7 +292,7 @@ export function compareJV(exp, got, path = '') {
     for (const [k, v] of exp) {
       const p = `${path}/${escapePtr(k)}`;
       if (!got.has(k)) return { path: p, exp: showJ(v), got: '(missing)' };
-      const d = compareJV(v, got.get(k), p);
+      const d = compareJV(v, got.get(k), p, { ...ctx, shred: shredField(ctx.shred, k) });
       if (d) return d;
     }
     for (const k of got.keys())

@@ -314,12 +314,26 @@ function hyGeneric(g, layout) {
   } else if (t.kind === 'array') {
     out.typed_value = Array.isArray(tv) ? tv.map(e => hyGeneric(e, t.element)) : new VOther('hyparquet: shredded array is not an array');
   } else {
-    out.typed_value = hyPrim(tv, t.desc);
+    out.typed_value = hyPrim(tv, t);
   }
   return out;
 }
 
-function hyPrim(v, desc) {
+function hyPrim(v, t) {
+  const desc = t.desc;
+  if (/DECIMAL/.test(desc)) {
+    // read raw (readHyparquet strips the annotation): unscaled integer
+    // (INT32/INT64) or big-endian two's complement bytes (FLBA/BYTE_ARRAY)
+    let u;
+    if (typeof v === 'bigint') u = v;
+    else if (typeof v === 'number' && Number.isInteger(v)) u = BigInt(v);
+    else if (v instanceof Uint8Array && v.length) {
+      u = 0n;
+      for (const b of v) u = (u << 8n) | BigInt(b);
+      if (v[0] & 0x80) u -= 1n << BigInt(8 * v.length);
+    } else return new VOther(`hyparquet ${v?.constructor?.name || typeof v} ${String(v)} for ${desc}`);
+    return new VNum('dec', u, t.scale);
+  }
   if (typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'bigint') return new VNum('int', v);
   if (typeof v === 'number') {
@@ -410,7 +424,19 @@ async function readHyparquet(files, columns) {
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
     const { layouts, topNames, md } = variantLayouts(ab);
     names = topNames;
-    // raw read: VARIANT annotation removed, groups come back as they are stored
+    // raw read: VARIANT annotation removed, groups come back as they are
+    // stored; DECIMAL typed_values too (hyparquet turns DECIMAL into JS
+    // numbers, which cannot hold 38 digits): hyPrim scales them exactly
+    const undecimal = (node, inVariant) => {
+      const el = node.element;
+      const v = inVariant || el.logical_type?.type === 'VARIANT';
+      if (v && el.converted_type === 'DECIMAL') {
+        delete el.converted_type;
+        if (el.logical_type?.type === 'DECIMAL') delete el.logical_type;
+      }
+      for (const c of node.children) undecimal(c, v);
+    };
+    undecimal(parquetSchema(md), false);
     for (const el of md.schema) {
       if (el.logical_type?.type === 'VARIANT') delete el.logical_type;
     }
@@ -439,11 +465,12 @@ async function readHyparquet(files, columns) {
       }
     }
   }
+  const nativeProblem = nativeErr ? `throws: ${nativeErr}` : nativeDiff ? `differs: ${nativeDiff}` : null;
   if (nativeErr) notes.push(`hyparquet's own VARIANT decoding throws: ${nativeErr}`);
   else if (nativeDiff) notes.push(`hyparquet's own VARIANT decoding differs: ${nativeDiff}`);
   else if (columns.some(c => c.type.kind === 'variant')) notes.push(`hyparquet's own VARIANT decoding agrees${seen.size ? ' (allowing ' + [...seen].join(', ') + ')' : ''}`);
   for (const c of columns) if (!names.includes(c.name)) delete out[c.name];
-  return { nrows, columns: out, names, notes: [...shredNotes(stats), ...notes] };
+  return { nrows, columns: out, names, notes: [...shredNotes(stats), ...notes], nativeProblem };
 }
 
 export const READERS = {

@@ -10,7 +10,9 @@
 // metadata version != 1, a "sorted" dictionary that is not sorted and
 // unique, offsets or ids out of range, object keys not in unsigned-byte
 // order or repeated, invalid UTF-8, trailing bytes after a value, a
-// decimal whose unscaled value exceeds its width's precision (9/18/38) or
+// decimal whose unscaled value exceeds its width's precision (9/18/38),
+// whose scale is not below its implied precision (parqd's promise: readers
+// crash on or misprint such decimals, schema/vnumber.c) or
 // scale > 38; and in shredded data: value and typed_value both set for a
 // non-object, a shredded field also present in `value`, an object or array
 // in `value` where typed_value shreds objects/arrays, a missing array
@@ -96,6 +98,11 @@ function readDecimal(b, off, width, path) {
   else u = (dv.getBigInt64(8, true) << 64n) | dv.getBigUint64(0, true);
   if ((u < 0n ? -u : u) >= DEC_MAX[width])
     throw new VariantError(path, `decimal${width} unscaled ${u} exceeds precision ${width === 4 ? 9 : width === 8 ? 18 : 38}`);
+  // Valid by the spec, but what readers mishandle (DuckDB 1.5.6: SIGFPE
+  // above, ".5" at equality) and what parqd promises never to write.
+  const prec = (u < 0n ? -u : u).toString().length;
+  if (scale > 0 && scale >= prec)
+    throw new VariantError(path, `decimal scale ${scale} not below its implied precision ${prec} (unscaled ${u})`);
   return [new VNum('dec', u, scale), off + 1 + width];
 }
 
@@ -205,7 +212,7 @@ export function decodeValue(meta, b, path = '') {
  * parquetSchema() tree node of the VARIANT group or of a field/element group):
  *   {hasValue, typed: null | {kind: 'object', fields: Map name -> node}
  *                          | {kind: 'array', element: node}
- *                          | {kind: 'prim', desc}} */
+ *                          | {kind: 'prim', desc, scale}} */
 export function shredLayout(node, path = '') {
   const kids = new Map(node.children.map(c => [c.element.name, c]));
   const out = { hasValue: kids.has('value'), typed: null };
@@ -213,7 +220,7 @@ export function shredLayout(node, path = '') {
   if (!tv) return out;
   const el = tv.element;
   if (!tv.children.length) {
-    out.typed = { kind: 'prim', desc: `${el.type}${el.logical_type ? ' ' + el.logical_type.type : ''}` };
+    out.typed = { kind: 'prim', desc: `${el.type}${el.logical_type ? ' ' + el.logical_type.type : ''}`, scale: el.scale ?? 0 };
   } else if (el.converted_type === 'LIST' || el.logical_type?.type === 'LIST') {
     const rep = tv.children[0];
     const elem = rep.children[0];

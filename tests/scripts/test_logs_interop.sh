@@ -16,7 +16,10 @@
 # -o BUILD_DIR/logs-out/<name>-<kind>.parquet (dead letters beside it as
 # .rejects.ndjson, stderr as .convert.log), exit status and timing into
 # BUILD_DIR/logs-out/manifest.tsv; then node logs.mjs checks every
-# (case, reader), with a mutation check of the comparison (--mutate 25).
+# (case, reader), with a mutation check of the comparison (--mutate 25);
+# readers: DuckDB (values and, through CAST(v AS JSON), variant_extract and
+# variant_typeof, every Variant), parquet-wasm, hyparquet, and parqd's own
+# test decoder (BUILD_DIR/variant_dump) for unshredded Variant columns.
 # Output is kept in BUILD_DIR/logs-out for inspection.
 #
 # A log file with no schema in the table below is a FAIL (the issue asks
@@ -113,7 +116,10 @@ done < <(find "$LOGS" -type f -name '*.json' | LC_ALL=C sort)
 
 [ -s "$MANIFEST" ] || die "no log files found under $LOGS"
 
-node "$INTEROP/logs.mjs" "$MANIFEST" --mutate 25 | tee "$OUT/logs.log"
+cdec=()
+[ -x "$BUILD/variant_dump" ] && cdec=(--c-decoder "$BUILD/variant_dump") ||
+    echo "NOTE  $BUILD/variant_dump not built: no c-decoder check"
+node "$INTEROP/logs.mjs" "$MANIFEST" --mutate 25 "${cdec[@]}" | tee "$OUT/logs.log"
 rc=${PIPESTATUS[0]}
 summary=$(tail -n 1 "$OUT/logs.log")
 END=$(date +%s.%N)

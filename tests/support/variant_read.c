@@ -197,11 +197,36 @@ static int vd_json_real(pq_buf *o, double d, bool is_float)
         return vd_printf(o, "\"NaN\"");
     if (isinf(d))
         return vd_printf(o, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    char buf[40];
+    char buf[48];
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, sizeof buf, "%.*g", p, d);
         if (is_float ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
             break;
+        /* At a power of two the lower half-gap is half the upper one: the
+         * nearest p-digit decimal may miss while its neighbour on the other
+         * side reads back. That neighbour is then the shortest form. */
+        char e[48], digits[24];
+        snprintf(e, sizeof e, "%.*e", p - 1, fabs(d));
+        size_t nd = 0;
+        const char *c = e;
+        for (; *c && *c != 'e'; c++)
+            if (*c >= '0' && *c <= '9')
+                digits[nd++] = *c;
+        digits[nd] = 0;
+        long ex = strtol(c + 1, NULL, 10);
+        unsigned long long m = strtoull(digits, NULL, 10);
+        double near = strtod(e, NULL);
+        m = near < fabs(d) ? m + 1 : m - 1;
+        snprintf(e, sizeof e, "%s%llue%ld", d < 0 ? "-" : "", m, ex - (long)(nd - 1));
+        if (m == 0 || (is_float ? strtof(e, NULL) != (float)d : strtod(e, NULL) != d))
+            continue;
+        snprintf(digits, sizeof digits, "%llu", m);   /* as d.ddde+XX, like %e */
+        size_t k = strlen(digits);
+        long x10 = ex - (long)(nd - 1) + (long)k - 1;
+        snprintf(buf, sizeof buf, "%s%c%s%.*se%c%02ld", d < 0 ? "-" : "", digits[0],
+                 k > 1 ? "." : "", (int)(k - 1), digits + 1, x10 < 0 ? '-' : '+',
+                 x10 < 0 ? -x10 : x10);
+        break;
     }
     return vd_printf(o, "%s", buf);
 }
@@ -341,6 +366,10 @@ static int vd_decimal(vd_ctx *c, const uint8_t *v, vr_prim *p)
     vr_type want = prec <= 9 ? VR_DECIMAL4 : prec <= 18 ? VR_DECIMAL8 : VR_DECIMAL16;
     if ((c->flags & VREAD_CANONICAL) && p->type != want)
         return vd_bad(c, v, "decimal wider than its precision needs");
+    /* readers take the precision from the unscaled digits: DuckDB 1.5.6
+     * dies on scale > precision and prints scale == precision as ".5" */
+    if ((c->flags & VREAD_CANONICAL) && p->scale > 0 && p->scale >= prec)
+        return vd_bad(c, v, "decimal scale not below its implied precision (no integer digit)");
     return 0;
 }
 

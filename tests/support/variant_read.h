@@ -31,8 +31,9 @@
 
 /* Also require what parqd's encoder promises beyond validity: minimal
  * metadata offset size, minimal field id / offset widths, is_large only
- * above 255 elements, minimal int and decimal widths, long strings only
- * from 64 bytes, and container values that tile their data area exactly
+ * above 255 elements, minimal int and decimal widths, decimal scales
+ * below the implied precision (what readers need, see schema/vnumber.c),
+ * long strings only from 64 bytes, and container values that tile their data area exactly
  * (no gaps, no overlaps). */
 #define VREAD_CANONICAL 1u
 #define VREAD_MAX_DEPTH 10000

@@ -414,17 +414,25 @@ static void jp_value(jp *p)
 }
 
 /* Entries whose JSON form is lossy: the JSON text cannot carry the
- * vector's type, so the vector is checked through its canonical JSON. */
+ * vector's type, so the vector is checked through its canonical JSON.
+ * same_number: the vector holds a decimal where vnumber.c's rule makes the
+ * JSON number a double of the same value (Spark wrote 12.34 as decimal4);
+ * the canonical JSON shows values, not types, so both must render alike. */
 static const struct {
     const char *name, *canonical;
     bool same_text;               /* canonical == the dictionary's text */
+    bool same_number;             /* only a number's type differs */
 } lossy[] = {
-    {"primitive_binary", "\"AxM33q2+78r+\"", true},          /* base64 string */
-    {"primitive_date", "\"2025-04-16\"", true},
-    {"primitive_double", "1234567890.1234", true},            /* JSON -> decimal8 */
-    {"primitive_timestamp", "\"2025-04-16T16:34:56.780000+00:00\"", false}, /* Spark: -04:00 */
-    {"primitive_timestampntz", "\"2025-04-16T12:34:56.780000\"", false},
-    {"primitive_timestampntz_nanos", "\"2024-11-07T12:33:54.123456789\"", true},
+    {"primitive_binary", "\"AxM33q2+78r+\"", true, false},   /* base64 string */
+    {"primitive_date", "\"2025-04-16\"", true, false},
+    {"primitive_decimal4", "12.34", true, true},             /* JSON -> double */
+    {"object_primitive",
+     "{\"boolean_false_field\":false,\"boolean_true_field\":true,\"double_field\":1.23456789,"
+     "\"int_field\":1,\"null_field\":null,\"string_field\":\"Apache Parquet\","
+     "\"timestamp_field\":\"2025-04-16T12:34:56.78\"}", false, true},  /* decimal(9,8) */
+    {"primitive_timestamp", "\"2025-04-16T16:34:56.780000+00:00\"", false, false}, /* Spark: -04:00 */
+    {"primitive_timestampntz", "\"2025-04-16T12:34:56.780000\"", false, false},
+    {"primitive_timestampntz_nanos", "\"2024-11-07T12:33:54.123456789\"", true, false},
 };
 
 static void check_dictionary_entry(const char *name, vr_builder *b, const char *text,
@@ -448,6 +456,11 @@ static void check_dictionary_entry(const char *name, vr_builder *b, const char *
         assert_string_equal(j, lossy[k].canonical);
         if (lossy[k].same_text)
             assert_true(strlen(j) == tlen && memcmp(j, text, tlen) == 0);
+        if (lossy[k].same_number) {
+            char *g = json_of(got.metadata, got.metadata_len, got.value, got.value_len);
+            assert_string_equal(g, j);
+            free(g);
+        }
         free(j);
     }
     free_vec(&v);
@@ -792,9 +805,9 @@ static void test_variant_decimal_precision_boundaries_9_18_38(void **state)
     uint8_t out[32];
     size_t n;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        SCALAR(vr_decimal(b, cases[i].v, 38), out, &n);
+        SCALAR(vr_decimal(b, cases[i].v, 0), out, &n);
         assert_int_equal(out[0], cases[i].type << 2);
-        assert_int_equal(out[1], 38);
+        assert_int_equal(out[1], 0);
         vr_prim p;
         OK(vr_value_read(out, n, &p, NULL));
         assert_true(p.unscaled == cases[i].v);
@@ -807,6 +820,43 @@ static void test_variant_decimal_precision_boundaries_9_18_38(void **state)
     assert_int_equal(vr_decimal(&b, -max38 - 1, 0), PQ_EINVAL);
     assert_int_equal(vr_decimal(&b, 1, 39), PQ_EINVAL);          /* scale 39 */
     OK(vr_decimal(&b, 1, 0));                                     /* still usable */
+    vr_builder_free(&b);
+}
+
+/* Readers derive a decimal's precision from its unscaled digits; DuckDB
+ * 1.5.6 crashes on a scale above it and prints one equal to it as ".5":
+ * the builder refuses both, so no such decimal is ever written. */
+static void test_variant_decimal_scale_must_stay_below_implied_precision(void **state)
+{
+    (void)state;
+    vr_i128 e18 = (vr_i128)1000000000000000000LL;
+    vr_i128 max38 = e18 * e18 * 100 - 1;            /* 10^38 - 1 */
+    const struct {
+        vr_i128 v;
+        uint32_t scale;
+        int rc;
+    } cases[] = {
+        {15, 1, 0},            {-15, 1, 0},           {5, 1, PQ_EINVAL},  /* 0.5 */
+        {-5, 1, PQ_EINVAL},    {5, 2, PQ_EINVAL},     {99, 2, PQ_EINVAL}, /* 0.99 */
+        {100, 2, 0},           {0, 0, 0},             {0, 1, PQ_EINVAL},  /* 0.0 */
+        {max38, 37, 0},        {max38, 38, PQ_EINVAL}, {-max38, 37, 0},
+        {e18, 18, 0},          {e18 - 1, 18, PQ_EINVAL}, {1, 0, 0},
+    };
+    vr_builder b;
+    vr_variant v;
+    OK(vr_builder_init(&b, NULL));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vr_builder_reset(&b);
+        int rc = vr_decimal(&b, cases[i].v, cases[i].scale);
+        if (rc != cases[i].rc)
+            fail_msg("case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, b.err.msg);
+        if (rc == 0)
+            continue;
+        assert_non_null(strstr(b.err.msg, "scale"));
+        OK(vr_int(&b, 7));                          /* the builder is unchanged */
+        finish(&b, &v);
+        assert_json(&v, "7");
+    }
     vr_builder_free(&b);
 }
 
@@ -869,45 +919,126 @@ static void test_variant_primitive_headers_and_payloads(void **state)
     vr_builder_free(&b);
 }
 
-/* ---- JSON numbers (mapping documented at the top of variant.c) --------- */
+/* ---- JSON numbers (the rule at the top of schema/vnumber.c) ------------ */
 
-static void test_variant_json_number_mapping(void **state)
+/* A decimal text as "[-]digits e exp" with no leading/trailing zero digit
+ * ("0" for zero, sign dropped), so that 19.990, 1.999e1 and 19.99 agree. */
+static void num_norm(const char *t, char *out, size_t cap)
+{
+    char dig[128];
+    size_t nd = 0, i = 0;
+    long long frac = 0, e = 0;
+    bool neg = t[0] == '-', in_frac = false, eneg = false;
+    i += neg;
+    for (; t[i] && t[i] != 'e' && t[i] != 'E'; i++) {
+        if (t[i] == '.') {
+            in_frac = true;
+            continue;
+        }
+        frac += in_frac;
+        if ((nd > 0 || t[i] != '0') && nd < sizeof dig - 1)
+            dig[nd++] = t[i];
+    }
+    if (t[i] && (t[i + 1] == '+' || t[i + 1] == '-'))
+        eneg = t[++i] == '-';
+    if (t[i])
+        e = strtoll(t + i + 1, NULL, 10);
+    while (nd > 0 && dig[nd - 1] == '0')
+        nd--, frac--;
+    dig[nd] = 0;
+    if (nd == 0)
+        snprintf(out, cap, "0");
+    else
+        snprintf(out, cap, "%s%se%lld", neg ? "-" : "", dig, (eneg ? -e : e) - frac);
+}
+
+/* The type rule, number by number: the Variant type, the value as the
+ * test decoder prints it (decimals exactly, doubles in shortest form), and
+ * whether that value differs from the text's (rule 4, the only lossy
+ * case; every other row is also checked to be the text's exact value). */
+static void test_variant_json_number_type_per_number(void **state)
 {
     (void)state;
     static const struct {
         const char *text;
         int type;
         const char *json;
+        bool lossy;
     } cases[] = {
-        {"0", VR_INT8, "0"},
-        {"-0", VR_INT8, "0"},                              /* sign of zero lost */
-        {"127", VR_INT8, "127"},
-        {"-129", VR_INT16, "-129"},
-        {"9223372036854775807", VR_INT64, "9223372036854775807"},
-        {"-9223372036854775808", VR_INT64, "-9223372036854775808"},
-        {"9223372036854775808", VR_DECIMAL16, "9223372036854775808"},
-        {"-9223372036854775809", VR_DECIMAL16, "-9223372036854775809"},
-        {"18446744073709551615", VR_DECIMAL16, "18446744073709551615"},
+        /* 1: integer syntax -> narrowest int; beyond int64 decimal scale 0 */
+        {"0", VR_INT8, "0", false},
+        {"-0", VR_INT8, "0", false},                        /* integers have no -0 */
+        {"127", VR_INT8, "127", false},
+        {"-129", VR_INT16, "-129", false},
+        {"40000", VR_INT32, "40000", false},
+        {"9007199254740993", VR_INT64, "9007199254740993", false},
+        {"9223372036854775807", VR_INT64, "9223372036854775807", false},
+        {"-9223372036854775808", VR_INT64, "-9223372036854775808", false},
+        {"9223372036854775808", VR_DECIMAL16, "9223372036854775808", false},
+        {"-9223372036854775809", VR_DECIMAL16, "-9223372036854775809", false},
+        {"18446744073709551615", VR_DECIMAL16, "18446744073709551615", false},
+        {"100000000000000000000", VR_DECIMAL16, "100000000000000000000", false},
+        {"123456789012345678901234567890", VR_DECIMAL16,
+         "123456789012345678901234567890", false},
         {"99999999999999999999999999999999999999", VR_DECIMAL16,
-         "99999999999999999999999999999999999999"},          /* 38 digits */
-        {"999999999999999999999999999999999999999", VR_DOUBLE, "1e+39"},  /* 39 */
-        {"1.5", VR_DECIMAL4, "1.5"},
-        {"1.50", VR_DECIMAL4, "1.50"},                     /* scale as written */
-        {"-0.0", VR_DECIMAL4, "0.0"},
-        {"1e2", VR_DECIMAL4, "100"},
-        {"1.5E+3", VR_DECIMAL4, "1500"},
-        {"1.5e-3", VR_DECIMAL4, "0.0015"},
-        {"123456789.5", VR_DECIMAL8, "123456789.5"},
-        {"1234567890.1234", VR_DECIMAL8, "1234567890.1234"},
-        {"1e37", VR_DECIMAL16, "10000000000000000000000000000000000000"},
-        {"1e38", VR_DOUBLE, "1e+38"},                      /* 39 digits */
-        {"1e-38", VR_DECIMAL4, "0.00000000000000000000000000000000000001"},
-        {"1e-39", VR_DOUBLE, "1e-39"},                     /* scale 39 */
-        {"0.10000000000000000000000000000000000000000000", VR_DECIMAL16,
-         "0.10000000000000000000000000000000000000"},     /* zeros cut to scale 38 */
-        {"0e-50", VR_DECIMAL4, "0.00000000000000000000000000000000000000"},
-        {"3.141592653589793238462643383279502884197", VR_DOUBLE, "3.141592653589793"},
-        {"1e-400", VR_DOUBLE, "0"},                        /* what strtod gives */
+         "99999999999999999999999999999999999999", false},  /* 38 digits */
+        {"999999999999999999999999999999999999999", VR_DOUBLE, "1e+39", true},  /* 39 */
+        /* 2: fraction or exponent -> double when its shortest form is the text */
+        {"0.0", VR_DOUBLE, "0", false},
+        {"-0.0", VR_DOUBLE, "-0", false},                   /* the sign stays */
+        {"0e-50", VR_DOUBLE, "0", false},
+        {"1.0", VR_DOUBLE, "1", false},
+        {"1e0", VR_DOUBLE, "1", false},
+        {"1E+2", VR_DOUBLE, "1e+02", false},
+        {"100.00", VR_DOUBLE, "1e+02", false},
+        {"1.5", VR_DOUBLE, "1.5", false},
+        {"1.50", VR_DOUBLE, "1.5", false},
+        {"1.5E+3", VR_DOUBLE, "1.5e+03", false},
+        {"-1.5e-3", VR_DOUBLE, "-0.0015", false},
+        {"0.1", VR_DOUBLE, "0.1", false},
+        {"1e-7", VR_DOUBLE, "1e-07", false},
+        {"1e-20", VR_DOUBLE, "1e-20", false},
+        {"25.122", VR_DOUBLE, "25.122", false},
+        {"19.990", VR_DOUBLE, "19.99", false},
+        {"1234567890.1234", VR_DOUBLE, "1234567890.1234", false},
+        {"1519940000.123456", VR_DOUBLE, "1519940000.123456", false},   /* 16 digits */
+        {"0.0023250579833984375", VR_DOUBLE, "0.0023250579833984375", false},  /* 17 */
+        {"0.7531380753138075", VR_DOUBLE, "0.7531380753138075", false},
+        {"0.30000000000000004", VR_DOUBLE, "0.30000000000000004", false},
+        {"1e37", VR_DOUBLE, "1e+37", false},
+        {"1e-38", VR_DOUBLE, "1e-38", false},
+        {"1e308", VR_DOUBLE, "1e+308", false},
+        {"1.7976931348623157e308", VR_DOUBLE, "1.7976931348623157e+308", false},
+        {"-1.7976931348623157e308", VR_DOUBLE, "-1.7976931348623157e+308", false},
+        {"2.2250738585072014e-308", VR_DOUBLE, "2.2250738585072014e-308", false},
+        {"5e-324", VR_DOUBLE, "5e-324", false},              /* subnormal */
+        /* 2^89 and 2^122: the nearest 16-digit decimal misses the narrower
+         * lower half-gap, the shortest form is the one above */
+        {"6.189700196426902e26", VR_DOUBLE, "6.189700196426902e+26", false},
+        {"5.316911983139664e+36", VR_DOUBLE, "5.316911983139664e+36", false},
+        {"2.5e-323", VR_DOUBLE, "2.5e-323", false},
+        /* 3: digits no double keeps -> decimal with an integer digit */
+        {"12345678901234567.8", VR_DECIMAL8, "12345678901234567.8", false},
+        {"-12345678901234567.8", VR_DECIMAL8, "-12345678901234567.8", false},
+        {"9007199254740993.0", VR_DECIMAL8, "9007199254740993", false},
+        {"1.23456789012345678", VR_DECIMAL8, "1.23456789012345678", false},
+        {"3.141592653589793238462643383279502884", VR_DECIMAL16,
+         "3.141592653589793238462643383279502884", false},  /* 37 digits */
+        {"1.8446744073709551615e19", VR_DECIMAL16, "18446744073709551615", false},
+        {"123456789012345678901234567890e8", VR_DECIMAL16,
+         "12345678901234567890123456789000000000", false},  /* 38 digits */
+        /* 4: nothing exact that readers accept -> the correctly rounded double */
+        {"0.031190872192382813", VR_DOUBLE, "0.031190872192382812", true},  /* Zeek */
+        {"0.20579910278320313", VR_DOUBLE, "0.20579910278320312", true},
+        {"0.12345678901234567890", VR_DOUBLE, "0.12345678901234568", true},
+        {"0.00000000000000000000123456789012345678", VR_DOUBLE, "1.2345678901234568e-21",
+         true},
+        {"4.9e-324", VR_DOUBLE, "5e-324", true},
+        {"1e-400", VR_DOUBLE, "0", true},
+        {"-1e-400", VR_DOUBLE, "-0", true},
+        {"123456789012345678901234567890e9", VR_DOUBLE, "1.2345678901234568e+38", true},
+        {"1.00000000000000000000000000000000000001", VR_DOUBLE, "1", true},  /* 39 */
+        {"3.141592653589793238462643383279502884197", VR_DOUBLE, "3.141592653589793", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         vr_builder b;
@@ -920,9 +1051,57 @@ static void test_variant_json_number_mapping(void **state)
         OK(vr_value_read(v.value, v.value_len, &p, NULL));
         if ((int)p.type != cases[i].type)
             fail_msg("%s: type %d, want %d", cases[i].text, p.type, cases[i].type);
-        assert_json(&v, cases[i].json);
+        char *got = json_of(v.metadata, v.metadata_len, v.value, v.value_len);
+        if (strcmp(got, cases[i].json) != 0)
+            fail_msg("%s: value %s, want %s", cases[i].text, got, cases[i].json);
+        char a[160], c[160];
+        num_norm(cases[i].text, a, sizeof a);
+        num_norm(got, c, sizeof c);
+        if ((strcmp(a, c) != 0) != cases[i].lossy)
+            fail_msg("%s: read back as %s (%s vs %s), %s", cases[i].text, got, a, c,
+                     cases[i].lossy ? "expected a loss" : "the value changed");
+        if (p.type == VR_DOUBLE && p.d != strtod(cases[i].text, NULL))
+            fail_msg("%s: double %.17g is not strtod's", cases[i].text, p.d);
+        free(got);
         vr_builder_free(&b);
     }
+}
+
+/* Doubles shredded into exact typed_values count by their shortest form:
+ * 0.1 is 1 at scale 1, never 0.1000000000000000055511151231257827. */
+static void test_variant_double_decimal_is_the_shortest_form(void **state)
+{
+    (void)state;
+    const struct {
+        double x;
+        uint32_t scale;
+        bool ok;
+        vr_i128 want;
+    } cases[] = {
+        {0.1, 1, true, 1},           {0.1, 2, true, 10},       {0.1, 0, false, 0},
+        {19.99, 2, true, 1999},      {-19.99, 3, true, -19990}, {19.99, 1, false, 0},
+        {3.0, 0, true, 3},           {0.0, 0, true, 0},         {-0.0, 0, false, 0},       {1e20, 0, true, (vr_i128)100000000000000000LL * 1000},
+        {0.30000000000000004, 17, true, 30000000000000004LL},
+        {0.30000000000000004, 16, false, 0},
+        {5e-324, 38, false, 0},      {1e38, 0, false, 0},
+        {0.0023250579833984375, 19, true, 23250579833984375LL},
+        {0x1p89, 0, true, (vr_i128)6189700196426902LL * 100000000000LL},   /* 2^89 */
+        {0.0023250579833984375, 18, false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vr_i128 u = -1;
+        bool ok = vr_double_decimal(cases[i].x, cases[i].scale, &u);
+        if (ok != cases[i].ok)
+            fail_msg("case %zu (%.17g at scale %u): %d", i, cases[i].x, cases[i].scale, ok);
+        if (ok && u != cases[i].want)
+            fail_msg("case %zu: unscaled %lld", i, (long long)u);
+    }
+    vr_i128 u, e37 = 1;
+    for (int k = 0; k < 37; k++)
+        e37 *= 10;
+    assert_true(vr_double_decimal(1e37, 0, &u) && u == e37);   /* 38 digits */
+    assert_false(vr_double_decimal(NAN, 2, &(vr_i128){0}));
+    assert_false(vr_double_decimal(INFINITY, 0, &(vr_i128){0}));
 }
 
 static void test_variant_json_number_refuses_bad_text_and_infinity(void **state)
@@ -952,9 +1131,21 @@ static void test_variant_number_from_json_parts(void **state)
     OK(vr_builder_init(&b, NULL));
     vr_json_num n = {.negative = true, .int_digits = "123", .int_len = 3,
                      .frac_digits = "4500", .frac_len = 4, .exp10 = 1, .d = -1234.5};
-    OK(vr_number_from_json(&b, &n));                /* -123.4500e1 = -1234.500 */
+    OK(vr_number_from_json(&b, &n));                /* -123.4500e1 = -1234.5 */
     finish(&b, &v);
-    assert_json(&v, "-1234.500");
+    assert_json(&v, "-1234.5");
+    assert_int_equal(v.value[0], VR_DOUBLE << 2);
+    /* "1e0": exponent syntax, so a double, although exp10 is 0 */
+    vr_json_num e0 = {.int_digits = "1", .int_len = 1, .has_exp = true, .d = 1.0};
+    vr_json_num i1 = {.int_digits = "1", .int_len = 1, .d = 1.0};
+    vr_builder_reset(&b);
+    OK(vr_number_from_json(&b, &e0));
+    finish(&b, &v);
+    assert_int_equal(v.value[0], VR_DOUBLE << 2);
+    vr_builder_reset(&b);
+    OK(vr_number_from_json(&b, &i1));
+    finish(&b, &v);
+    assert_int_equal(v.value[0], VR_INT8 << 2);
     vr_builder_free(&b);
 }
 
@@ -1270,6 +1461,11 @@ static void test_variant_decoder_canonical_flags_waste(void **state)
         {"gap between values", {0x03, 0x01, 0x00, 0x02, 0x00, 0x00}, 6},
         {"two elements sharing bytes", {0x03, 0x02, 0x00, 0x00, 0x01, 0x00}, 6},
         {"decimal8 of precision 1", {0x24, 0, 1, 0, 0, 0, 0, 0, 0, 0}, 10},
+        /* what readers mishandle: 0.05 (DuckDB 1.5.6: SIGFPE), 0.5 and 0.0
+         * (".5", ".0": not JSON); parqd writes neither */
+        {"decimal scale above precision", {0x20, 2, 5, 0, 0, 0}, 6},
+        {"decimal scale equal to precision", {0x20, 1, 5, 0, 0, 0}, 6},
+        {"decimal zero with a scale", {0x20, 1, 0, 0, 0, 0}, 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pq_err err = {0};
@@ -1411,7 +1607,11 @@ static vread_node *gen_number(uint64_t *s)
     default: {
         vr_i128 u = (vr_i128)i * (rnd(s) % 2 ? (vr_i128)rnd(s) % 1000000000000000000LL : 1);
         vr_i128 lim = (vr_i128)1000000000000000000LL * 1000000000000000000LL * 100;
-        return vread_new_decimal(u % lim, (uint32_t)(rnd(s) % 39));
+        u %= lim;
+        unsigned digits = 1;                /* the scale stays below them */
+        for (vr_i128 m = u < 0 ? -u : u; m >= 10; m /= 10)
+            digits++;
+        return vread_new_decimal(u, (uint32_t)(rnd(s) % digits));
     }
     }
 }
@@ -1545,9 +1745,11 @@ int main(void)
         cmocka_unit_test(test_variant_string_63_bytes_short_64_bytes_long),
         cmocka_unit_test(test_variant_int_takes_smallest_width),
         cmocka_unit_test(test_variant_decimal_precision_boundaries_9_18_38),
+        cmocka_unit_test(test_variant_decimal_scale_must_stay_below_implied_precision),
         cmocka_unit_test(test_variant_uint64_max_is_decimal16_scale_0),
         cmocka_unit_test(test_variant_primitive_headers_and_payloads),
-        cmocka_unit_test(test_variant_json_number_mapping),
+        cmocka_unit_test(test_variant_json_number_type_per_number),
+        cmocka_unit_test(test_variant_double_decimal_is_the_shortest_form),
         cmocka_unit_test(test_variant_json_number_refuses_bad_text_and_infinity),
         cmocka_unit_test(test_variant_number_from_json_parts),
         cmocka_unit_test(test_variant_deep_nesting_to_the_callers_bound),
