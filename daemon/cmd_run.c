@@ -11,8 +11,9 @@
  * at the spool's watermark, spool records past it replayed, listeners
  * bound (or taken from systemd socket activation), metrics, READY=1.
  *
- * SIGTERM/SIGINT: stop accepting, deliver every connection's last line,
- * replay what is left, publish every file, exit 0 (3 when files could not
+ * SIGTERM/SIGINT: stop accepting, read connections until their clients
+ * hang up (at most DM_SHUTDOWN_GRACE_MS), deliver every last line, replay
+ * what is left, publish every file, exit 0 (3 when files could not
  * be written: the lines stay in the spool for the next start).
  * SIGHUP: publish the current files and reload the configuration; an
  * invalid one is reported (file:line:col) and the old one kept. Inputs,
@@ -335,23 +336,33 @@ static void finish_shutdown(dm_daemon *d)
     uv_walk(d->loop, close_handle, NULL);
 }
 
-static void on_listeners_closed(uv_idle_t *h)
+/* Shutdown, after accepting stopped: connections are read until their
+ * clients hang up or DM_SHUTDOWN_GRACE_MS passes (a client that wrote
+ * everything and closed just before the signal loses nothing, even what
+ * is still in its kernel's send buffer); then the rest are closed, after
+ * reading what already arrived. Checked on a timer, not an idle handle,
+ * so waiting costs no CPU. */
+static void on_shutdown_timer(uv_timer_t *t)
 {
-    dm_daemon *d = h->data;
+    dm_daemon *d = t->data;
+    if (!d->listeners_closing) {
+        if (ls_server_connections(d->ls) > 0 && uv_now(d->loop) < d->shutdown_deadline_ms)
+            return;
+        d->listeners_closing = true;
+        ls_server_close(d->ls);
+    }
     if (!ls_server_closed(d->ls))
         return;
-    uv_idle_stop(h);
+    uv_timer_stop(t);
     finish_shutdown(d);
 }
-
-static uv_idle_t shutdown_idle;
 
 static void begin_shutdown(dm_daemon *d, int sig)
 {
     if (d->stopping)
         return;
     d->stopping = true;
-    lg_info("signal %d: stopping; publishing every file", sig);
+    lg_info("signal %d: stopping; reading what clients sent, then publishing every file", sig);
     sdn_notify("STOPPING=1", NULL);
     uv_timer_stop(&d->retry_timer);
     if (d->retry_pending) {
@@ -360,10 +371,8 @@ static void begin_shutdown(dm_daemon *d, int sig)
         dm_start_replay(d, d->fail_resume);
     }
     ls_server_stop_accepting(d->ls);
-    ls_server_close(d->ls);
-    shutdown_idle.data = d;
-    uv_idle_init(d->loop, &shutdown_idle);
-    uv_idle_start(&shutdown_idle, on_listeners_closed);
+    d->shutdown_deadline_ms = uv_now(d->loop) + DM_SHUTDOWN_GRACE_MS;
+    uv_timer_start(&d->shutdown_timer, on_shutdown_timer, 0, 20);
 }
 
 static void on_signal(uv_signal_t *s, int sig)
@@ -461,11 +470,12 @@ static void init_handles(dm_daemon *d)
     uv_timer_init(d->loop, &d->retry_timer);
     uv_timer_init(d->loop, &d->watchdog_timer);
     uv_timer_init(d->loop, &d->replay_timer);
+    uv_timer_init(d->loop, &d->shutdown_timer);
     uv_signal_init(d->loop, &d->sig_term);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_hup);
     d->wake.data = d->batch_timer.data = d->tick_timer.data = d->retry_timer.data = d;
-    d->watchdog_timer.data = d->replay_timer.data = d;
+    d->watchdog_timer.data = d->replay_timer.data = d->shutdown_timer.data = d;
     d->sig_term.data = d->sig_int.data = d->sig_hup.data = d;
     uv_signal_start(&d->sig_term, on_signal, SIGTERM);
     uv_signal_start(&d->sig_int, on_signal, SIGINT);

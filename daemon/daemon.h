@@ -26,6 +26,7 @@
 #define DM_BATCH_INTERVAL_MS 100      /* a partial batch waits at most this long */
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
+#define DM_SHUTDOWN_GRACE_MS 3000     /* clients get this long to finish at shutdown */
 #define DM_REPLAY_WAIT_MS 20          /* replay blocked (pipeline full, spool unwritable) */
 
 typedef struct dm_daemon {
@@ -65,11 +66,13 @@ typedef struct dm_daemon {
     uint64_t retry_ms;
     /* handles */
     uv_async_t wake;                 /* from workers: progress, failure */
-    uv_timer_t batch_timer, tick_timer, retry_timer, watchdog_timer;
+    uv_timer_t batch_timer, tick_timer, retry_timer, watchdog_timer, shutdown_timer;
     uv_signal_t sig_term, sig_int, sig_hup;
     uv_timer_t replay_timer;
     bool handles_ready;
     bool stopping;
+    bool listeners_closing;
+    uint64_t shutdown_deadline_ms;
     int exit_status;
 } dm_daemon;
 
