@@ -18,13 +18,6 @@
 
 #include "counters.h"
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static int render_name(pl_pipeline *p, pl_file *f, pq_err *err)
 {
     if (p->file_name != NULL) {
@@ -42,7 +35,7 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err 
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
     f->fs.fd = -1;
     f->first_time = (time_t)(first_ingest_us / 1000000);
-    f->opened_us = mono_us();
+    f->opened_us = pl_mono_us();
     int rc = render_name(p, f, err);
     rc = rc ? rc : fs_open(&f->fs, p->out_dir, f->name, err);
     if (rc != 0) {

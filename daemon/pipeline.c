@@ -128,13 +128,6 @@ static void cleanup(pl_pipeline *p)
 
 /* ---- workers -------------------------------------------------------------- */
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void run_encode(pl_pipeline *p, pl_job *j)
 {
     pq_err e = {0};
@@ -184,12 +177,12 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     }
     p->busy++;
     pthread_mutex_unlock(&p->mu);
-    int64_t t0 = mono_us();
+    int64_t t0 = pl_mono_us();
     if (j != NULL)
         run_encode(p, j);
     else
         run_shred(p, wk, b);
-    dm_add(&dm_counters_global.worker_busy_us, (uint64_t)(mono_us() - t0));
+    dm_add(&dm_counters_global.worker_busy_us, (uint64_t)(pl_mono_us() - t0));
     p->busy--;
     pthread_cond_broadcast(&p->work_cv);
     return true;

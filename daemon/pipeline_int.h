@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "batch.h"
 #include "pathtpl.h"
@@ -113,6 +114,14 @@ struct pl_pipeline {
     size_t n_pool;
     pl_job *free_jobs;
 };
+
+/* Monotonic microseconds, for row-group and file ages and busy time. */
+static inline int64_t pl_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 /* pipeline.c (lock held unless said) */
 pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err);

@@ -11,13 +11,6 @@
 
 #include "counters.h"
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* ---- shred (no lock) ----------------------------------------------------- */
 
 static int add_reject(pl_batch *b, size_t line, int kind, const char *reason)
@@ -218,7 +211,7 @@ static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *
         pthread_mutex_unlock(&p->mu);
         if (p->cur_rg == NULL)
             return PQ_ENOMEM;
-        p->rg_started_us = mono_us();
+        p->rg_started_us = pl_mono_us();
     }
     return 0;
 }
@@ -283,7 +276,7 @@ static int assemble_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
         return close_file(p, err);
     if (b->marker == PL_MARK_FLUSH)
         return close_rowgroup(p, err);
-    int64_t now = mono_us();
+    int64_t now = pl_mono_us();
     const cf_roll *rg = &p->cfg.row_group, *rot = &p->cfg.rotate;
     int rc = 0;
     if (p->cur_file != NULL && rot->max_age_ms &&
