@@ -12,6 +12,9 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +168,12 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
     if (p->cfg.publish == PL_PUBLISH_EACH)
         fs_free(&f->fs);
     free(f);
+#ifdef __GLIBC__
+    /* A file's row groups are written: give the freed buffers back to the
+     * system (glibc keeps freed memory in its arenas, one per thread), so
+     * a quiet sidecar's RSS follows what it holds, not its busiest minute. */
+    malloc_trim(0);
+#endif
     return 0;
 }
 

@@ -31,7 +31,8 @@ pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
     return pq_rowgroup_new(&rg, p->ps, err) == 0 ? rg : NULL;
 }
 
-/* Keeps up to PL_POOL_MAX buffers (with their capacity) for reuse. */
+/* Keeps up to PL_POOL_MAX row-group buffers (with their capacity: one
+ * being filled and one encoding is the steady state) for reuse. */
 void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
 {
     if (rg == NULL)
@@ -48,8 +49,10 @@ pl_batch *pl_batch_get(pl_pipeline *p)
 {
     pthread_mutex_lock(&p->mu);
     pl_batch *b = p->free_batches;
-    if (b != NULL)
+    if (b != NULL) {
         p->free_batches = b->next;
+        p->n_free_batches--;
+    }
     pthread_mutex_unlock(&p->mu);
     if (b == NULL)
         b = pl_batch_new();
@@ -60,13 +63,19 @@ pl_batch *pl_batch_get(pl_pipeline *p)
     return b;
 }
 
+/* A batch keeps its row buffer (sized for a batch, not a row group); a
+ * few batches are kept for reuse, the rest freed, so a burst does not
+ * leave its memory behind. */
 void pl_batch_put(pl_pipeline *p, pl_batch *b)
 {
-    pl_rowgroup_put(p, b->rows);
-    b->rows = NULL;
+    if (p->n_free_batches >= PL_FREE_BATCHES_MAX) {
+        pl_batch_destroy(b);
+        return;
+    }
     pl_batch_reset(b, 0);
     b->next = p->free_batches;
     p->free_batches = b;
+    p->n_free_batches++;
 }
 
 /* ---- failure ------------------------------------------------------------- */
@@ -480,6 +489,7 @@ void pl_pools_free(pl_pipeline *p)
         p->free_batches = b->next;
         pl_batch_destroy(b);
     }
+    p->n_free_batches = 0;
     while (p->n_pool > 0)
         pq_rowgroup_destroy(p->pool[--p->n_pool]);
     while (p->free_jobs != NULL) {

@@ -15,7 +15,8 @@
 #include "shred.h"
 
 #define PL_WORKERS_MAX 64
-#define PL_POOL_MAX 8            /* row buffers kept for reuse */
+#define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
+#define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
 
 /* Marker batches: requests ordered with the data (pipeline.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
@@ -110,6 +111,7 @@ struct pl_pipeline {
 
     /* pools */
     pl_batch *free_batches;
+    size_t n_free_batches;
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;

@@ -55,14 +55,10 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
 
 void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
 {
-    if (b->rows == NULL) {
-        pthread_mutex_lock(&p->mu);
-        b->rows = pl_rowgroup_get(p, &b->err);
-        pthread_mutex_unlock(&p->mu);
-        if (b->rows == NULL) {
-            b->fatal = PQ_ENOMEM;
-            return;
-        }
+    if (b->rows == NULL && pq_rowgroup_new(&b->rows, p->ps, &b->err) != 0) {
+        b->rows = NULL;
+        b->fatal = PQ_ENOMEM;
+        return;
     }
     for (size_t i = 0; i < b->n_lines; i++) {
         int rc = shred_line(p, wk, b, i);
