@@ -32,9 +32,9 @@ typedef struct pq_bloom {
 } pq_bloom;
 
 /* Bitset size for ndv distinct values at false-positive probability fpp:
- * the smallest power of two >= the bits the SBBF needs, clamped to
- * [PQ_BLOOM_MIN_BYTES, PQ_BLOOM_MAX_BYTES]. Returns 0 if fpp is not in
- * (0, 1). */
+ * the smallest multiple of the 32-byte block whose expected fpp is at most
+ * fpp, clamped to [PQ_BLOOM_MIN_BYTES, PQ_BLOOM_MAX_BYTES]. Returns 0 if
+ * fpp is not in (0, 1). */
 size_t pq_bloom_optimal_bytes(uint64_t ndv, double fpp);
 
 /* The SBBF false-positive probability after ndv inserts into num_bytes
