@@ -152,7 +152,7 @@ static void on_watchdog(uv_timer_t *t)
 
 /* ---- write path set-up --------------------------------------------------------- */
 
-static int start_pipeline(dm_daemon *d, uint64_t first_seq, pq_err *err)
+static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, pq_err *err)
 {
     const cf_output *o = &d->cf.output;
     cf_writer_opts(&d->cf, &d->wopts);
@@ -170,6 +170,7 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, pq_err *err)
         .publish = PL_PUBLISH_EACH,
         .dead_letters = &d->dl,
         .first_seq = first_seq,
+        .file_seq = file_seq,
         .host = d->host,
         .max_line_bytes = d->cf.limits.max_line_bytes,
     };
@@ -288,6 +289,7 @@ static void reload(dm_daemon *d)
     if (publish_all(d) != 0)
         lg_warning("reload: not every line could be written; they are replayed from the "
                    "spool under the new configuration");
+    uint64_t file_seq = pl_file_seq(d->pl);
     stop_pipeline(d);
     /* The spool, inputs and metrics address belong to the process. */
     cf_config old = d->cf;
@@ -298,7 +300,7 @@ static void reload(dm_daemon *d)
     cf_config_free(&old);
     lg_set_level(d->cf.log.level);
     ls_server_set_limits(d->ls, &d->cf);
-    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), &e) != 0) {
+    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
         lg_error("reload: %s; stopping", e.msg);
         d->exit_status = 3;
         uv_stop(d->loop);
@@ -494,7 +496,7 @@ static int start(dm_daemon *d)
     int status = open_spool(d);
     if (status != 0)
         return status;
-    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), &e) != 0) {
+    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), 0, &e) != 0) {
         lg_error("%s", e.msg);
         return e.code == PQ_ENOMEM ? 3 : 1;
     }

@@ -342,6 +342,11 @@ void pl_resume(pl_pipeline *p)
     pthread_mutex_unlock(&p->mu);
 }
 
+uint64_t pl_file_seq(const pl_pipeline *p)
+{
+    return atomic_load(&((pl_pipeline *)p)->file_seq);
+}
+
 void pl_get_stats(const pl_pipeline *p, pl_stats *out)
 {
     pl_pipeline *q = (pl_pipeline *)p;
@@ -438,6 +443,7 @@ int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_e
     if (cb != NULL)
         p->cb = *cb;
     p->committed = p->next_seq = p->expect_seq = cfg->first_seq;
+    atomic_store(&p->file_seq, cfg->file_seq);
     p->pid = (long)getpid();
     int rc = copy_config(p, cfg, err);
     rc = rc ? rc : sc_build_parquet_schema(cfg->schema, &p->ps, err);

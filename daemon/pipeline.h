@@ -129,6 +129,8 @@ typedef struct pl_config {
     size_t workers;                      /* 0: $PARQD_WORKERS, else one per
                                             online CPU */
     uint64_t first_seq;                  /* seq of the first line to come */
+    uint64_t file_seq;                   /* last {seq} already used (a reload
+                                            continues the numbering) */
     const char *host;                    /* {host} */
     size_t max_line_bytes;               /* for the oversized lines' reason */
 } pl_config;
@@ -171,6 +173,9 @@ bool pl_failed(const pl_pipeline *p);
 /* After a failure: forget it; the next batch submitted must start at the
  * resume seq on_failure named. */
 void pl_resume(pl_pipeline *p);
+
+/* The last {seq} a file name used. */
+uint64_t pl_file_seq(const pl_pipeline *p);
 
 /* Counts for summaries (convert). */
 typedef struct pl_stats {
