@@ -128,6 +128,44 @@ static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
     return PQ_OK;
 }
 
+/* Compressed size of the sample's first n values in one encoding. */
+static int sample_size(chunk_state *st, pq_encoding enc, size_t n, size_t *size, pq_err *err)
+{
+    pq_chunk_work *w = st->w;
+    pq_buf_reset(&w->body);
+    pq_buf_reset(&w->scratch);
+    int rc = pq_values_encode(&w->body, st->col, enc, 0, n, NULL, 0, &w->wide);
+    if (rc != 0)
+        return pq_err_set(err, rc, "column '%s': encoding a sample failed", st->col->node->path);
+    rc = pq_compressor_run(&w->comp, st->o->codec, st->o->codec_level, w->body.data,
+                           w->body.len, &w->scratch, err);
+    *size = w->scratch.len;
+    return rc;
+}
+
+/* Floating point without a dictionary: BYTE_STREAM_SPLIT wins on noisy
+ * measurements (the exponent and high mantissa bytes compress together),
+ * PLAIN on decimal-looking values such as latencies with three decimals,
+ * whose repeating byte patterns the codec finds whole. Which one depends
+ * on the data, so a sample is encoded and compressed both ways (the way
+ * DuckDB's analyze step decides), and the smaller wins; uncompressed
+ * they are the same size, and PLAIN is what every reader supports. */
+#define PQ_ENCODING_SAMPLE 16384
+
+static int choose_float_encoding(chunk_state *st, pq_err *err)
+{
+    size_t n = st->col->n_values < PQ_ENCODING_SAMPLE ? st->col->n_values : PQ_ENCODING_SAMPLE;
+    st->enc = PQ_ENC_PLAIN;
+    if (n == 0 || st->o->codec == PQ_CODEC_UNCOMPRESSED)
+        return PQ_OK;
+    size_t plain, split;
+    int rc = sample_size(st, PQ_ENC_PLAIN, n, &plain, err);
+    rc = rc ? rc : sample_size(st, PQ_ENC_BYTE_STREAM_SPLIT, n, &split, err);
+    if (rc == 0 && split < plain)
+        st->enc = PQ_ENC_BYTE_STREAM_SPLIT;
+    return rc;
+}
+
 /* Auto mode keeps the dictionary only where values repeat: a dictionary of
  * all-distinct values (timestamps, ids) costs a page and an index per value
  * and saves nothing. */
@@ -157,6 +195,8 @@ static int choose_encoding(chunk_state *st, pq_err *err)
             return PQ_OK;
         }
     }
+    if (st->enc == PQ_ENC_AUTO && (type == PQ_FLOAT || type == PQ_DOUBLE))
+        return choose_float_encoding(st, err);
     if (st->enc == PQ_ENC_AUTO || dict_encoding)
         st->enc = pq_values_default_encoding(type, o->page_version);
     return PQ_OK;
