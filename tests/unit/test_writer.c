@@ -504,7 +504,7 @@ static void assert_file_holds(const pqc_file *f, pq_rowgroup **rgs, size_t n_rgs
                 const uint32_t *off = pq_column_offsets(c);
                 const uint8_t *want = off ? c->heap.data + off[k] : c->values.data + k * c->width;
                 size_t want_len = off ? off[k + 1] - off[k] : c->width;
-                if (len != want_len || memcmp(got, want, len) != 0)
+                if (len != want_len || (len > 0 && memcmp(got, want, len) != 0))
                     fail_msg("'%s' value %zu of row group %zu differs", fc->path, k, g);
             }
         }
