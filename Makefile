@@ -120,6 +120,7 @@ bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
 	bash bench/bench_e2e.sh $(BUILD)
 	bash bench/bench_daemon.sh $(BUILD)
+	bash bench/bench_compare.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)

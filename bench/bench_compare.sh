@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# bench_compare.sh - parqd against DuckDB and against plain zstd, in one
+# invocation on the same inputs, so a regression (ours) or a change of
+# baseline (theirs) shows next to the other numbers of the same machine
+# and the same moment. Not a test: no number here passes or fails.
+#
+# Inputs (cached in BUILD/bench-e2e, regenerated only when missing):
+#   access  generated HTTP access logs (bench/gen_logs.mjs, seed 1), ~700
+#           bytes a line, with their typed schema conf/schemas/access-bench.yaml
+#   mix     the real log samples, digits varied (bench/e2e_input.mjs, the
+#           input of bench_e2e.sh and bench_daemon.sh)
+# Contenders, each run RUNS times (interleaved, so drift hits all alike;
+# medians reported):
+#   parqd convert, typed schema (access only) and default schema (Variant)
+#   parqd daemon: 16 loopback TCP clients (16 `cat`s, a 16th of the input
+#     each, as bench_daemon.sh); typed schema on access, default on mix;
+#     the clock runs from the first byte until every line was received,
+#     every file published on SIGTERM and parqd exited
+#   DuckDB COPY (SELECT * FROM read_json(...)) TO ... (FORMAT parquet,
+#     COMPRESSION zstd) with SET threads=1 and =2 (bench/duck_copy.mjs;
+#     wall time of the COPY measured inside node, peak RSS of node)
+#   zstd -T2 -1 of the raw input: the floor -- compressing the bytes
+#     without parsing them (skipped when zstd is not installed)
+# Ratios are to DuckDB with 2 threads: speed = its seconds / ours (above 1
+# is faster than DuckDB), RSS and bytes = ours / its.
+#
+# usage: bench/bench_compare.sh [BUILD_DIR] [ACCESS_MB] [RUNS] [MIX_MB]
+#        (defaults: build, 200, 3, 200; the environment variables
+#        BENCH_ACCESS_MB, BENCH_RUNS and BENCH_MIX_MB do the same)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+MB=${2:-${BENCH_ACCESS_MB:-200}}
+RUNS=${3:-${BENCH_RUNS:-3}}
+MIX_MB=${4:-${BENCH_MIX_MB:-200}}
+SCHEMA=$ROOT/conf/schemas/access-bench.yaml
+. "$ROOT/tests/daemon/lib.sh"
+lib_init bench_compare
+command -v /usr/bin/time >/dev/null || { echo "bench_compare: needs /usr/bin/time (apt-get install time)"; exit 1; }
+HAVE_ZSTD=1
+command -v zstd >/dev/null || { HAVE_ZSTD=0; echo "bench_compare: no zstd command (apt-get install zstd): the zstd floor is skipped"; }
+
+CACHE=$BUILD/bench-e2e
+mkdir -p "$CACHE"
+ACCESS=$CACHE/access-${MB}-seed1.ndjson
+MIX=$CACHE/mix-${MIX_MB}.ndjson
+[ -s "$ACCESS" ] || node "$ROOT/bench/gen_logs.mjs" --kind access --seed 1 --mb "$MB" "$ACCESS" || exit 1
+[ -s "$MIX" ] || node "$ROOT/bench/e2e_input.mjs" "$ROOT/../shared/testdata/logs" "$MIX" "$MIX_MB" || exit 1
+
+mkdir -p "$T/res"
+out_bytes() { find "$1" -name '*.parquet' ! -name '.*' -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+die() { echo "bench_compare: $*"; [ -s "$T/err" ] && tail -n 5 "$T/err"; exit 1; }
+
+# timed KEY OUT CMD...: runs CMD under /usr/bin/time, appends
+# "seconds peak_kb output_bytes" to $T/res/KEY. OUT is a file or a
+# directory of Parquet files; when CMD prints a number (duck_copy.mjs),
+# that is the seconds.
+timed() {
+    local key=$1 out=$2 s kb said
+    shift 2
+    rm -rf "$out"
+    /usr/bin/time -f "%e %M" -o "$T/time" "$@" >"$T/said" 2>"$T/err" || die "$key failed: $*"
+    read -r s kb <"$T/time"
+    said=$(tail -n 1 "$T/said")
+    [[ "$said" =~ ^[0-9.]+$ ]] && s=$said
+    if [ -d "$out" ]; then echo "$s $kb $(out_bytes "$out")"; else echo "$s $kb $(stat -c %s "$out")"; fi >>"$T/res/$key"
+    rm -rf "$out"
+}
+
+# daemon KEY INPUT [SCHEMA]: one daemon run fed by 16 TCP clients.
+daemon_run() {
+    local key=$1 input=$2 schema=${3:-} lines port port_m t0 t1 deadline
+    lines=$(wc -l <"$input")
+    port=$(free_port)
+    port_m=$(free_port)
+    rm -rf "$T/d-out" "$T/d-spool" "$T/hwm"
+    {
+        [ -n "$schema" ] && echo "schema: $schema"
+        echo "inputs:"
+        echo "  - {type: tcp, listen: \"127.0.0.1:$port\"}"
+        echo "metrics: {listen: \"127.0.0.1:$port_m\"}"
+        echo "output: {dir: $T/d-out}"
+        echo "spool: {dir: $T/d-spool, sync: batch}"
+        echo "errors: {dead_letter: $T/d-rejects.ndjson}"
+    } >"$T/daemon.yaml"
+    DLOG=$T/daemon.log
+    : >"$DLOG"
+    daemon_start "$T/daemon.yaml" "$DLOG" || { tail "$DLOG"; die "$key: the daemon did not start"; }
+    # shellcheck disable=SC2016
+    spawn bash -c 'while kill -0 "$1" 2>/dev/null; do
+        awk "/^VmHWM:/ { print \$2 }" "/proc/$1/status" >"$2.tmp" 2>/dev/null && mv "$2.tmp" "$2"
+        sleep 0.1; done' _ "$DPID" "$T/hwm"
+    local poller=$SPAWNED cats=() part c
+    t0=$(date +%s.%N)
+    for part in "$input".part.*; do
+        # shellcheck disable=SC2016
+        spawn bash -c 'exec cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$part" "$port"
+        cats+=("$SPAWNED")
+    done
+    for c in "${cats[@]}"; do wait_exit "$c" 600; done
+    received() {
+        local body
+        body=$(exec 3<>"/dev/tcp/127.0.0.1/$port_m" && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3)
+        [ "$(metric "$body" parqd_records_received_total)" = "$lines" ]
+    }
+    deadline=$((SECONDS + 300))
+    until received || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.02; done
+    daemon_stop TERM 120
+    t1=$(date +%s.%N)
+    wait_exit "$poller" 5
+    [ "$DSTATUS" = 0 ] || { tail "$DLOG"; die "$key: the daemon exited with $DSTATUS"; }
+    [ -s "$T/d-rejects.ndjson" ] && note "$key: $(wc -l <"$T/d-rejects.ndjson") dead letters"
+    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(cat "$T/hwm") $(out_bytes "$T/d-out")" >>"$T/res/$key"
+}
+
+# One round over every contender for one input.
+round() { # LABEL INPUT [SCHEMA]
+    local l=$1 in=$2 schema=${3:-}
+    if [ -n "$schema" ]; then
+        timed "$l.parqd_typed" "$T/p-out" "$PARQD" convert --schema "$schema" -o "$T/p-out/" "$in"
+    fi
+    timed "$l.parqd_default" "$T/p-out" "$PARQD" convert -o "$T/p-out/" "$in"
+    daemon_run "$l.parqd_daemon" "$in" "$schema"
+    timed "$l.duckdb_1t" "$T/d.parquet" node "$ROOT/bench/duck_copy.mjs" "$in" "$T/d.parquet" 1
+    timed "$l.duckdb_2t" "$T/d.parquet" node "$ROOT/bench/duck_copy.mjs" "$in" "$T/d.parquet" 2
+    [ "$HAVE_ZSTD" = 1 ] && timed "$l.zstd" "$T/z.zst" zstd -T2 -1 -q -f "$in" -o "$T/z.zst"
+}
+
+# median of column N of a result file (the mean of the middle two for an
+# even count)
+median() {
+    awk -v c="$2" '{ print $c }' "$1" | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+report() { # LABEL INPUT DESCRIPTION
+    local l=$1 in=$2 bytes lines k f ds dk db
+    bytes=$(stat -c %s "$in")
+    lines=$(wc -l <"$in")
+    ds=$(median "$T/res/$l.duckdb_2t" 1)
+    dk=$(median "$T/res/$l.duckdb_2t" 2)
+    db=$(median "$T/res/$l.duckdb_2t" 3)
+    echo
+    awk -v d="$3" -v b="$bytes" -v n="$lines" -v r="$RUNS" 'BEGIN {
+        printf "%s: %.1f MiB, %d records; medians of %d runs\n", d, b / 1048576, n, r }'
+    printf '  %-34s %8s %8s %11s %13s %9s   %-7s %-6s %-6s\n' "" seconds "MB/s" "records/s" "output bytes" "peak RSS" \
+        "speed" "RSS" "bytes"
+    for k in parqd_typed:"parqd convert, typed schema" parqd_default:"parqd convert, default schema" \
+             parqd_daemon:"parqd daemon, 16 TCP clients" duckdb_1t:"DuckDB COPY, 1 thread" \
+             duckdb_2t:"DuckDB COPY, 2 threads" zstd:"zstd -T2 -1 (floor, not Parquet)"; do
+        f=$T/res/$l.${k%%:*}
+        [ -s "$f" ] || continue
+        awk -v name="${k#*:}" -v b="$bytes" -v n="$lines" -v s="$(median "$f" 1)" -v kb="$(median "$f" 2)" \
+            -v ob="$(median "$f" 3)" -v ds="$ds" -v dk="$dk" -v db="$db" 'BEGIN {
+            printf "  %-34s %8.2f %8.1f %11.0f %13.0f %5.0f MiB   %5.2fx %5.2fx %5.2fx\n",
+                   name, s, b / s / 1e6, n / s, ob, kb / 1024, ds / s, kb / dk, ob / db }'
+    done
+}
+
+# The daemon's clients: 16 slices of whole lines, cut once per input.
+split -n l/16 -d "$ACCESS" "$ACCESS.part."
+split -n l/16 -d "$MIX" "$MIX.part."
+trap 'rm -f "$ACCESS".part.* "$MIX".part.*; lib_cleanup' EXIT
+
+echo "bench_compare: $RUNS runs, $(nproc) cores; $("$PARQD" version 2>/dev/null | head -n 1)"
+for r in $(seq "$RUNS"); do
+    echo "  run $r/$RUNS"
+    round access "$ACCESS" "$SCHEMA"
+    round mix "$MIX"
+done
+report access "$ACCESS" "generated access logs (bench/gen_logs.mjs, seed 1); typed schema conf/schemas/access-bench.yaml"
+report mix "$MIX" "real log mix (bench/e2e_input.mjs); default schema only (no typed schema covers the mix)"
+echo
+echo "  speed = DuckDB 2-thread seconds / these seconds (above 1: faster than DuckDB);"
+echo "  RSS, bytes = these / DuckDB 2 threads'. The daemon writes its spool (a second copy of the"
+echo "  input) too; the zstd row is a floor for speed, not a Parquet file. Numbers are for humans."
