@@ -296,23 +296,36 @@ static void reload(dm_daemon *d)
     d->cf = next;
     char *unused_dir = d->cf.spool.dir;
     d->cf.spool = old.spool;
-    old.spool.dir = unused_dir;          /* freed with the old configuration */
-    cf_config_free(&old);
+    bool kept_old = false;
+    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
+        /* E.g. a key file that cannot be read: back to what ran before. */
+        kept_old = true;
+        lg_error("reload: %s; keeping the running configuration", e.msg);
+        stop_pipeline(d);
+        next = d->cf;
+        next.spool.dir = unused_dir;
+        cf_config_free(&next);
+        d->cf = old;
+        if (open_dead_letters(d, &e) != 0 ||
+            start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
+            lg_error("reload: the running configuration cannot restart either: %s; stopping "
+                     "(the lines are in the spool)", e.msg);
+            exit(3);
+        }
+    } else {
+        old.spool.dir = unused_dir;      /* freed with the old configuration */
+        cf_config_free(&old);
+    }
     lg_set_level(d->cf.log.level);
     ls_server_set_limits(d->ls, &d->cf);
-    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
-        lg_error("reload: %s; stopping", e.msg);
-        d->exit_status = 3;
-        uv_stop(d->loop);
-        return;
-    }
     if (sp_next_seq(d->spool) > sp_committed(d->spool))
         dm_start_replay(d, sp_committed(d->spool));
     else
         d->live = true;
     if (!d->paused)
         ls_server_resume(d->ls);
-    lg_info("reload: done%s", d->config_path ? "" : " (built-in defaults)");
+    lg_info("reload: done%s", kept_old ? " (the running configuration kept)"
+                              : d->config_path ? "" : " (built-in defaults)");
     sdn_notify("READY=1", NULL);
 }
 
