@@ -98,10 +98,17 @@ check "batch 3 (ids 601..700) still lands after the failed reload" batch 601 700
 { base_config; echo "schema: typed.yaml"; echo "limits: {max_line_bytes: 1MiB, bogus_limit: 3}"; } >"$CFG"
 broken_reload "unknown key" "$CFG:$LINES:[0-9]+: .*bogus_limit"
 check "batch 4 (ids 701..800) still lands after the failed reload" batch 701 800
+
+# Valid YAML whose write path cannot start (an encryption key file that
+# does not exist): the files are published, the old configuration resumes.
+{ base_config | sed 's|^output:|output:\n  encryption: {footer_key: {id: k0, file: '"$T"'/missing.hex}}|'
+  echo "schema: typed.yaml"; } >"$CFG"
+broken_reload "missing key file" "missing.hex"
+check "batch 5 (ids 801..900) still lands after the failed reload" batch 801 900
 printf '%s\n' "$good_cfg" >"$CFG"
 
 daemon_stop TERM 60
 check "SIGTERM: parqd exits 0 (got $DSTATUS)" test "$DSTATUS" = 0
-node_checks reload_check.mjs --out "$T/out" --before 300 --after-first 301 --after-last 800
+node_checks reload_check.mjs --out "$T/out" --before 300 --after-first 301 --after-last 900
 check "no dead letters" test ! -s "$T/rejects.ndjson"
 finish
