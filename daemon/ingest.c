@@ -241,6 +241,8 @@ static int replay_step(dm_daemon *d)
         pl_batch_destroy(b);
     if (rc == 0)
         return 0;
+    if (d->batch == NULL && (d->batch = pl_batch_get(d->pl)) == NULL)
+        return -1;               /* no memory for live batches yet: keep replaying */
     /* At the end of what was flushed: everything appended is flushed (the
      * flush above ran on this thread, and appends happen only here). */
     close_reader(d);
