@@ -57,27 +57,9 @@ static int test_fsync(int fd)
 #define FS_FSYNC test_fsync
 #include "../../daemon/filesink.c"
 #include "../../daemon/pathtpl.c"
+#include "tmpdir.h"
 
 static char root[256];
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char sub[1024];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            rm_rf(sub);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* Names in a directory, sorted, joined by ' '. */
 static void list_dir(const char *dir, char *out, size_t n)
@@ -103,7 +85,7 @@ static int setup(void **state)
     (void)state;
     const char *t = getenv("TMPDIR");
     snprintf(root, sizeof root, "%s/test_filesink_%ld", t && *t ? t : "/tmp", (long)getpid());
-    rm_rf(root);
+    pqt_rm_rf(root);
     fail_write_after = -1;
     fail_write_errno = ENOSPC;
     fail_fsync = 0;
@@ -114,7 +96,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    rm_rf(root);
+    pqt_rm_rf(root);
     return 0;
 }
 

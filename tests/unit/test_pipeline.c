@@ -26,6 +26,7 @@
 #include "decode.h"
 #include "pipeline.h"
 #include "pqfile.h"
+#include "tmpdir.h"
 
 typedef struct fixture {
     char dir[64];
@@ -67,11 +68,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    char cmd[128];
     dl_free(&f->dl);
     cf_config_free(&f->cf);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
-    assert_int_equal(system(cmd), 0);
+    pqt_rm_rf(f->dir);
     free(f);
     return 0;
 }

@@ -29,30 +29,12 @@
 #include "crc32c.h"
 #include "spool.h"
 #include "spool_int.h"
+#include "tmpdir.h"
 
 static char root[512];     /* this test's directory */
 static char dir[600];      /* the spool under test: root/spool */
 
 /* ---- helpers ------------------------------------------------------------------ */
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d == NULL) {
-        unlink(path);
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char sub[1200];
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        rm_rf(sub);
-    }
-    closedir(d);
-    rmdir(path);
-}
 
 static int setup(void **state)
 {
@@ -68,7 +50,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    rm_rf(root);
+    pqt_rm_rf(root);
     return 0;
 }
 
@@ -740,7 +722,7 @@ static void build_two_segments(built *b)
 
 static void restore(const built *b, size_t second_len, const uint8_t *second)
 {
-    rm_rf(dir);
+    pqt_rm_rf(dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     char p[700];
     seg_path(p, sizeof p, 1);

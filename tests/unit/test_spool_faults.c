@@ -63,27 +63,9 @@ static int test_fdatasync(int fd)
 #define SP_FTRUNCATE test_ftruncate
 #define SP_FDATASYNC test_fdatasync
 #include "../../daemon/spool.c"
+#include "tmpdir.h"
 
 static char root[512], dir[600];
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d == NULL) {
-        unlink(path);
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char sub[1200];
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        rm_rf(sub);
-    }
-    closedir(d);
-    rmdir(path);
-}
 
 static int setup(void **state)
 {
@@ -101,7 +83,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    rm_rf(root);
+    pqt_rm_rf(root);
     return 0;
 }
 
