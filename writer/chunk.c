@@ -14,6 +14,7 @@
 #include "rle.h"
 #include "values.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err)
@@ -128,13 +129,34 @@ static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
     return PQ_OK;
 }
 
-/* Compressed size of the sample's first n values in one encoding. */
-static int sample_size(chunk_state *st, pq_encoding enc, size_t n, size_t *size, pq_err *err)
+/* Auto mode measures instead of guessing: a sample of the chunk is
+ * encoded and compressed each candidate way (the way DuckDB's analyze step
+ * decides) and the smallest wins. The sample is the chunk's last values,
+ * where a dictionary has stopped growing and its indices show their steady
+ * cost; the whole chunk when it is small. */
+#define PQ_ENCODING_SAMPLE 16384
+
+typedef struct sample_range {
+    size_t v0, n;
+} sample_range;
+
+static sample_range encoding_sample(const pq_column *c)
+{
+    size_t n = c->n_values < PQ_ENCODING_SAMPLE ? c->n_values : PQ_ENCODING_SAMPLE;
+    return (sample_range){c->n_values - n, n};
+}
+
+/* Compressed size of the sample in one encoding (RLE_DICTIONARY: of its
+ * indices, without the dictionary page). */
+static int sample_size(chunk_state *st, pq_encoding enc, sample_range r, size_t *size, pq_err *err)
 {
     pq_chunk_work *w = st->w;
+    const uint32_t *indices = enc == PQ_ENC_RLE_DICTIONARY
+        ? (const uint32_t *)(const void *)w->indices.data : NULL;
     pq_buf_reset(&w->body);
     pq_buf_reset(&w->scratch);
-    int rc = pq_values_encode(&w->body, st->col, enc, 0, n, NULL, 0, &w->wide);
+    int rc = pq_values_encode(&w->body, st->col, enc, r.v0, r.n, indices, st->dict_bit_width,
+                              &w->wide);
     if (rc != 0)
         return pq_err_set(err, rc, "column '%s': encoding a sample failed", st->col->node->path);
     rc = pq_compressor_run(&w->comp, st->o->codec, st->o->codec_level, w->body.data,
@@ -143,42 +165,94 @@ static int sample_size(chunk_state *st, pq_encoding enc, size_t n, size_t *size,
     return rc;
 }
 
-/* Floating point without a dictionary: BYTE_STREAM_SPLIT wins on noisy
- * measurements (the exponent and high mantissa bytes compress together),
- * PLAIN on decimal-looking values such as latencies with three decimals,
- * whose repeating byte patterns the codec finds whole. Which one depends
- * on the data, so a sample is encoded and compressed both ways (the way
- * DuckDB's analyze step decides), and the smaller wins; uncompressed
- * they are the same size, and PLAIN is what every reader supports. */
-#define PQ_ENCODING_SAMPLE 16384
-
-static int choose_float_encoding(chunk_state *st, pq_err *err)
+/* The encodings auto mode weighs for values outside a dictionary; the
+ * first wins ties. Integers: deltas for counters and sorted ids, PLAIN for
+ * random ones (ports, sizes), whose bytes the codec compresses better than
+ * bit-packed deltas. Floats: BYTE_STREAM_SPLIT for noisy measurements,
+ * PLAIN for decimal-looking values whose byte patterns the codec finds
+ * whole (PLAIN first: every reader supports it). Strings: prefix deltas for
+ * paths and URLs, PLAIN for random ids. */
+static size_t fallback_candidates(pq_physical_type type, int page_version, pq_encoding out[2])
 {
-    size_t n = st->col->n_values < PQ_ENCODING_SAMPLE ? st->col->n_values : PQ_ENCODING_SAMPLE;
-    st->enc = PQ_ENC_PLAIN;
-    if (n == 0 || st->o->codec == PQ_CODEC_UNCOMPRESSED)
+    out[0] = pq_values_default_encoding(type, page_version);
+    switch (type) {
+    case PQ_INT32: case PQ_INT64: case PQ_BYTE_ARRAY:
+        out[1] = PQ_ENC_PLAIN;
+        return 2;
+    case PQ_FLOAT: case PQ_DOUBLE:
+        out[0] = PQ_ENC_PLAIN;
+        out[1] = PQ_ENC_BYTE_STREAM_SPLIT;
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+/* Sets st->enc to the smallest candidate on the sample, *size to its
+ * compressed sample size. */
+static int choose_fallback(chunk_state *st, sample_range r, size_t *size, pq_err *err)
+{
+    pq_encoding cand[2];
+    size_t n = fallback_candidates(st->col->node->type, st->o->page_version, cand);
+    st->enc = cand[0];
+    *size = SIZE_MAX;
+    if (r.n == 0 || n == 1)
         return PQ_OK;
-    size_t plain, split;
-    int rc = sample_size(st, PQ_ENC_PLAIN, n, &plain, err);
-    rc = rc ? rc : sample_size(st, PQ_ENC_BYTE_STREAM_SPLIT, n, &split, err);
-    if (rc == 0 && split < plain)
-        st->enc = PQ_ENC_BYTE_STREAM_SPLIT;
+    for (size_t i = 0; i < n; i++) {
+        size_t sz;
+        int rc = sample_size(st, cand[i], r, &sz, err);
+        if (rc != 0)
+            return rc;
+        if (sz < *size) {
+            *size = sz;
+            st->enc = cand[i];
+        }
+    }
+    return PQ_OK;
+}
+
+/* A large dictionary does not always pay: random ports or byte counts have
+ * thousands of distinct values whose indices compress worse than the
+ * values themselves. Estimated for the whole chunk: the compressed
+ * dictionary page once plus the indices, against the fallback's values. */
+#define PQ_DICT_MEASURE_MIN 1024
+
+static int dictionary_pays(chunk_state *st, bool *pays, pq_err *err)
+{
+    sample_range r = encoding_sample(st->col);
+    size_t idx, fb;
+    *pays = true;
+    int rc = sample_size(st, PQ_ENC_RLE_DICTIONARY, r, &idx, err);
+    rc = rc ? rc : choose_fallback(st, r, &fb, err);
+    if (rc != 0 || fb == SIZE_MAX)
+        return rc;
+    pq_chunk_work *w = st->w;
+    pq_buf_reset(&w->body);
+    pq_buf_reset(&w->scratch);
+    if (pq_dict_write_plain(&st->dict, &w->body) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", st->col->node->path);
+    rc = pq_compressor_run(&w->comp, st->o->codec, st->o->codec_level, w->body.data,
+                           w->body.len, &w->scratch, err);
+    double scale = (double)st->col->n_values / (double)r.n;
+    *pays = rc != 0 || (double)w->scratch.len + (double)idx * scale <= (double)fb * scale;
     return rc;
 }
 
-/* Auto mode keeps the dictionary only where values repeat: a dictionary of
- * all-distinct values (timestamps, ids) costs a page and an index per value
- * and saves nothing. */
+/* Auto mode keeps the dictionary only where values repeat (a dictionary of
+ * all-distinct values, timestamps or ids, costs a page and an index per
+ * value and saves nothing) and, for large dictionaries, only where it
+ * measures smaller than the best fallback. */
 static int choose_encoding(chunk_state *st, pq_err *err)
 {
     const pq_chunk_opts *o = st->o;
     pq_physical_type type = st->col->node->type;
+    bool auto_mode = o->encoding == PQ_ENC_AUTO;
     bool dict_encoding = o->encoding == PQ_ENC_RLE_DICTIONARY ||
                          o->encoding == PQ_ENC_PLAIN_DICTIONARY;
     /* dictionary: true with an explicit encoding means "dictionary first,
      * that encoding when the dictionary overflows" */
     bool want_dict = type != PQ_BOOLEAN && o->dictionary != 0 &&
-        (o->dictionary == 1 || o->encoding == PQ_ENC_AUTO || dict_encoding);
+        (o->dictionary == 1 || auto_mode || dict_encoding);
     st->enc = o->encoding;
     if (want_dict && st->col->n_values > 0) {
         bool fits;
@@ -186,18 +260,25 @@ static int choose_encoding(chunk_state *st, pq_err *err)
         if (rc != 0)
             return rc;
         size_t distinct = pq_dict_count(&st->dict);
-        bool worth = o->dictionary == 1 || o->encoding != PQ_ENC_AUTO ||
-                     distinct * 2 <= st->col->n_values;
+        bool worth = o->dictionary == 1 || !auto_mode || distinct * 2 <= st->col->n_values;
         if (fits && worth) {
-            st->dict_used = true;
-            st->enc = PQ_ENC_RLE_DICTIONARY;
             st->dict_bit_width = pq_rle_bit_width(distinct - 1);
+            bool pays = true;
+            if (auto_mode && o->dictionary != 1 && distinct >= PQ_DICT_MEASURE_MIN &&
+                (rc = dictionary_pays(st, &pays, err)) != 0)
+                return rc;
+            if (pays) {
+                st->dict_used = true;
+                st->enc = PQ_ENC_RLE_DICTIONARY;
+            } /* else dictionary_pays left the best fallback in st->enc */
             return PQ_OK;
         }
     }
-    if (st->enc == PQ_ENC_AUTO && (type == PQ_FLOAT || type == PQ_DOUBLE))
-        return choose_float_encoding(st, err);
-    if (st->enc == PQ_ENC_AUTO || dict_encoding)
+    if (auto_mode) {
+        size_t ignored;
+        return choose_fallback(st, encoding_sample(st->col), &ignored, err);
+    }
+    if (dict_encoding)
         st->enc = pq_values_default_encoding(type, o->page_version);
     return PQ_OK;
 }
