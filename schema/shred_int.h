@@ -15,6 +15,9 @@ typedef struct sh_trie {
     size_t key_len;
     struct sh_trie *children;
     size_t n_children, cap_children;
+    uint32_t *slots;             /* open-addressing index of children by key
+                                    hash: child index + 1, 0 empty */
+    size_t slot_mask;            /* slots has slot_mask + 1 entries */
     int column;                  /* index into spec->columns, -1 none */
 } sh_trie;
 

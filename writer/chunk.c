@@ -133,8 +133,12 @@ static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
  * encoded and compressed each candidate way (the way DuckDB's analyze step
  * decides) and the smallest wins. The sample is the chunk's last values,
  * where a dictionary has stopped growing and its indices show their steady
- * cost; the whole chunk when it is small. */
-#define PQ_ENCODING_SAMPLE 16384
+ * cost: about 128 KiB of values (at most 16384, at least 1024, the whole
+ * chunk when it is smaller), so measuring costs a few percent of the
+ * chunk's own compression, not a second pass over it. */
+#define PQ_SAMPLE_BYTES (128u * 1024u)
+#define PQ_SAMPLE_MAX 16384u
+#define PQ_SAMPLE_MIN 1024u
 
 typedef struct sample_range {
     size_t v0, n;
@@ -142,8 +146,30 @@ typedef struct sample_range {
 
 static sample_range encoding_sample(const pq_column *c)
 {
-    size_t n = c->n_values < PQ_ENCODING_SAMPLE ? c->n_values : PQ_ENCODING_SAMPLE;
+    size_t bytes = c->node->type == PQ_BYTE_ARRAY ? c->heap.len + 4 * c->n_values
+                                                   : c->width * c->n_values;
+    size_t avg = c->n_values ? bytes / c->n_values + 1 : 1;
+    size_t n = PQ_SAMPLE_BYTES / avg;
+    n = n > PQ_SAMPLE_MAX ? PQ_SAMPLE_MAX : n < PQ_SAMPLE_MIN ? PQ_SAMPLE_MIN : n;
+    n = n < c->n_values ? n : c->n_values;
     return (sample_range){c->n_values - n, n};
+}
+
+/* Samples compress at the codec's fastest level: the ranking of the
+ * candidates is what matters, and it holds across levels, while a high
+ * level (brotli 11, zstd 19) would make measuring cost more than writing. */
+static int sample_level(pq_codec codec, int level)
+{
+    bool leveled = codec == PQ_CODEC_ZSTD || codec == PQ_CODEC_GZIP || codec == PQ_CODEC_BROTLI;
+    return leveled && level != 1 ? 1 : level;
+}
+
+static int sample_compress(chunk_state *st, pq_err *err)
+{
+    pq_chunk_work *w = st->w;
+    pq_buf_reset(&w->scratch);
+    return pq_compressor_run(&w->comp, st->o->codec, sample_level(st->o->codec, st->o->codec_level),
+                             w->body.data, w->body.len, &w->scratch, err);
 }
 
 /* Compressed size of the sample in one encoding (RLE_DICTIONARY: of its
@@ -154,13 +180,11 @@ static int sample_size(chunk_state *st, pq_encoding enc, sample_range r, size_t 
     const uint32_t *indices = enc == PQ_ENC_RLE_DICTIONARY
         ? (const uint32_t *)(const void *)w->indices.data : NULL;
     pq_buf_reset(&w->body);
-    pq_buf_reset(&w->scratch);
     int rc = pq_values_encode(&w->body, st->col, enc, r.v0, r.n, indices, st->dict_bit_width,
                               &w->wide);
     if (rc != 0)
         return pq_err_set(err, rc, "column '%s': encoding a sample failed", st->col->node->path);
-    rc = pq_compressor_run(&w->comp, st->o->codec, st->o->codec_level, w->body.data,
-                           w->body.len, &w->scratch, err);
+    rc = sample_compress(st, err);
     *size = w->scratch.len;
     return rc;
 }
@@ -228,11 +252,9 @@ static int dictionary_pays(chunk_state *st, bool *pays, pq_err *err)
         return rc;
     pq_chunk_work *w = st->w;
     pq_buf_reset(&w->body);
-    pq_buf_reset(&w->scratch);
     if (pq_dict_write_plain(&st->dict, &w->body) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", st->col->node->path);
-    rc = pq_compressor_run(&w->comp, st->o->codec, st->o->codec_level, w->body.data,
-                           w->body.len, &w->scratch, err);
+    rc = sample_compress(st, err);
     double scale = (double)st->col->n_values / (double)r.n;
     *pays = rc != 0 || (double)w->scratch.len + (double)idx * scale <= (double)fb * scale;
     return rc;

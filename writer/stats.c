@@ -140,8 +140,12 @@ void pq_stats_reset(pq_stats *s)
 
 typedef int (*cmp_fn)(const uint8_t *a, size_t la, const uint8_t *b, size_t lb);
 
+/* The first byte decides most comparisons of ids and paths against the
+ * running min and max, without a call into memcmp. */
 static int cmp_bytes(const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
 {
+    if (la > 0 && lb > 0 && a[0] != b[0])
+        return (int)a[0] - (int)b[0];
     size_t common = la < lb ? la : lb;
     int c = common ? memcmp(a, b, common) : 0; /* memcmp(NULL, .., 0) is UB */
     if (c != 0)
@@ -388,11 +392,10 @@ static void scan_var(pq_stats *s, cmp_fn cmp, const batch *b, size_t n)
     lhi = llo;
     for (size_t i = 1; i < n; i++) {
         const uint8_t *p = value_at(b, i, &len);
-        if (cmp(p, len, plo, llo) < 0) {
+        if (cmp(p, len, plo, llo) < 0) { /* below the min: cannot be above the max */
             plo = p;
             llo = len;
-        }
-        if (cmp(p, len, phi, lhi) > 0) {
+        } else if (cmp(p, len, phi, lhi) > 0) {
             phi = p;
             lhi = len;
         }
