@@ -192,6 +192,24 @@ static uint64_t rows_that_fit(const pl_pipeline *p, uint64_t left)
     return n;
 }
 
+/* Rows the row group being started will likely hold, judged by the batch
+ * that starts it: its limits, or 0 when none is set (no reservation). */
+static uint64_t expected_rowgroup_rows(const pl_pipeline *p, const pq_rowgroup *like)
+{
+    const cf_roll *r = &p->cfg.row_group;
+    uint64_t rows = r->max_rows ? r->max_rows : UINT64_MAX;
+    size_t bytes = pq_rowgroup_buffered_bytes(like);
+    uint64_t like_rows = pq_rowgroup_rows(like);
+    if (r->max_bytes && bytes > 0 && like_rows > 0) {
+        uint64_t by_bytes = (uint64_t)((double)r->max_bytes / (double)bytes * (double)like_rows) + 1;
+        rows = by_bytes < rows ? by_bytes : rows;
+    }
+    uint64_t file_left = p->cfg.rotate.max_rows ? p->cfg.rotate.max_rows - p->cur_file->rows
+                                                : UINT64_MAX;
+    rows = file_left < rows ? file_left : rows;
+    return rows == UINT64_MAX ? 0 : rows;
+}
+
 static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *err)
 {
     if (p->cur_file == NULL) {
@@ -208,6 +226,10 @@ static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *
         if (p->cur_rg == NULL)
             return PQ_ENOMEM;
         p->rg_started_us = pl_mono_us();
+        int rc = pq_rowgroup_reserve_like(p->cur_rg, b->rows,
+                                          expected_rowgroup_rows(p, b->rows), err);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }

@@ -86,6 +86,36 @@ size_t pq_rowgroup_buffered_bytes(const pq_rowgroup *rg)
     return total;
 }
 
+static int reserve_scaled(pq_buf *b, size_t like_len, uint64_t like_rows, uint64_t rows)
+{
+    double want = (double)like_len / (double)like_rows * (double)rows;
+    if (want >= (double)(UINT32_MAX))
+        want = (double)UINT32_MAX; /* a chunk's byte arrays stop at 4 GiB anyway */
+    return pq_buf_reserve(b, (size_t)want);
+}
+
+int pq_rowgroup_reserve_like(pq_rowgroup *rg, const pq_rowgroup *like, uint64_t rows,
+                             pq_err *err)
+{
+    if (rg->schema != like->schema)
+        return pq_err_set(err, PQ_EINVAL, "reserve rows: the row groups have different schemas");
+    if (like->rows == 0 || rows == 0)
+        return PQ_OK;
+    for (size_t i = 0; i < rg->n_cols; i++) {
+        pq_column *d = &rg->cols[i];
+        const pq_column *s = &like->cols[i];
+        int rc = reserve_scaled(&d->def, s->def.len, like->rows, rows);
+        rc = rc ? rc : reserve_scaled(&d->rep, s->rep.len, like->rows, rows);
+        rc = rc ? rc : reserve_scaled(&d->values, s->values.len, like->rows, rows);
+        rc = rc ? rc : reserve_scaled(&d->heap, s->heap.len, like->rows, rows);
+        rc = rc ? rc : reserve_scaled(&d->offsets, s->offsets.len, like->rows, rows);
+        if (rc != 0)
+            return pq_err_set(err, PQ_ENOMEM, "reserve rows: out of memory for column '%s'",
+                              d->node->path);
+    }
+    return PQ_OK;
+}
+
 void pq_rowgroup_reset(pq_rowgroup *rg)
 {
     for (size_t i = 0; i < rg->n_cols; i++)

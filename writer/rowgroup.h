@@ -57,6 +57,14 @@ size_t pq_rowgroup_buffered_bytes(const pq_rowgroup *rg);  /* values + levels he
  * 4 GiB); on error both are unchanged. */
 int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err *err);
 
+/* Makes room in rg for `rows` more rows shaped like those of like (same
+ * schema): each buffer of each column grows to hold like's per-row bytes
+ * times rows. Filling a large row group from small batches then copies
+ * each value once, instead of again at every doubling of its buffers.
+ * Address space only: pages are touched when rows arrive. */
+int pq_rowgroup_reserve_like(pq_rowgroup *rg, const pq_rowgroup *like, uint64_t rows,
+                             pq_err *err);
+
 /* Drops all rows, keeps the memory. */
 void pq_rowgroup_reset(pq_rowgroup *rg);
 

@@ -296,6 +296,68 @@ static void test_rowgroup_move_refuses_more_rows_than_the_source_has(void **stat
 
 /* ---- bookkeeping ------------------------------------------------------------ */
 
+/* After reserve_like for k batches' worth of rows, moving k batches in
+ * never moves a buffer (each value is copied once, into place), and the
+ * rows are the same as without the reservation. */
+static void test_rowgroup_reserve_like_makes_moves_copy_once(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    const uint64_t batch = 50, batches = 8;
+    pq_rowgroup *dst = rg_new(s), *like = reference(s, SEED, 0, batch);
+    pq_err err = {0};
+    /* generated rows vary in size: leave room for that */
+    assert_int_equal(pq_rowgroup_reserve_like(dst, like, 2 * batch * batches, &err), 0);
+    size_t n = pq_rowgroup_num_columns(dst);
+    const uint8_t **before = calloc(5 * n, sizeof *before);
+    assert_non_null(before);
+    for (size_t i = 0; i < n; i++) {
+        const pq_column *c = pq_rowgroup_column(dst, i);
+        const pq_buf *b[5] = {&c->def, &c->rep, &c->values, &c->heap, &c->offsets};
+        for (size_t j = 0; j < 5; j++)
+            before[5 * i + j] = b[j]->data;
+    }
+    for (uint64_t k = 0; k < batches; k++) {
+        pq_rowgroup *src = reference(s, SEED, k * batch, (k + 1) * batch);
+        assert_int_equal(pq_rowgroup_move_rows(dst, src, batch, &err), 0);
+        pq_rowgroup_destroy(src);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pq_column *c = pq_rowgroup_column(dst, i);
+        const pq_buf *b[5] = {&c->def, &c->rep, &c->values, &c->heap, &c->offsets};
+        for (size_t j = 0; j < 5; j++)
+            if (b[j]->len > 0 && before[5 * i + j] != b[j]->data)
+                fail_msg("'%s': buffer %zu moved while rows were appended", c->node->path, j);
+    }
+    pq_rowgroup *want = reference(s, SEED, 0, batch * batches);
+    assert_rg_equal(dst, want);
+    /* nothing to reserve from, or for: a no-op */
+    pq_rowgroup *empty = rg_new(s);
+    assert_int_equal(pq_rowgroup_reserve_like(dst, empty, 1000, &err), 0);
+    assert_int_equal(pq_rowgroup_reserve_like(dst, like, 0, &err), 0);
+    assert_rg_equal(dst, want);
+    free(before);
+    pq_rowgroup_destroy(empty);
+    pq_rowgroup_destroy(want);
+    pq_rowgroup_destroy(like);
+    pq_rowgroup_destroy(dst);
+    pq_schema_destroy(s);
+}
+
+static void test_rowgroup_reserve_like_refuses_another_schema(void **state)
+{
+    (void)state;
+    pq_schema *s1 = pqt_rowgen_schema(NULL), *s2 = pqt_rowgen_schema(NULL);
+    pq_rowgroup *a = rg_new(s1), *b = reference(s2, SEED, 0, 10);
+    pq_err err = {0};
+    assert_int_equal(pq_rowgroup_reserve_like(a, b, 100, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "different schemas"));
+    pq_rowgroup_destroy(a);
+    pq_rowgroup_destroy(b);
+    pq_schema_destroy(s1);
+    pq_schema_destroy(s2);
+}
+
 static void test_rowgroup_check_names_a_column_missing_a_row(void **state)
 {
     (void)state;
@@ -375,6 +437,8 @@ int main(void)
         cmocka_unit_test(test_rowgroup_move_refuses_a_destination_with_an_unfinished_row),
         cmocka_unit_test(test_rowgroup_move_refuses_another_schema),
         cmocka_unit_test(test_rowgroup_move_refuses_more_rows_than_the_source_has),
+        cmocka_unit_test(test_rowgroup_reserve_like_makes_moves_copy_once),
+        cmocka_unit_test(test_rowgroup_reserve_like_refuses_another_schema),
         cmocka_unit_test(test_rowgroup_check_names_a_column_missing_a_row),
         cmocka_unit_test(test_rowgroup_abort_leaf_drops_only_that_leaf),
         cmocka_unit_test(test_rowgroup_reset_drops_rows_and_keeps_working),
