@@ -15,6 +15,7 @@
  * in steady state nothing is allocated per line or per value. */
 #include "pipeline_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -201,6 +202,12 @@ static void *worker_main(void *arg)
 {
     pl_worker *wk = arg;
     pl_pipeline *p = wk->p;
+#if defined(__linux__)
+    /* "parqd-wN" in top -H, perf and /proc: which thread burns the CPU. */
+    char name[16];
+    snprintf(name, sizeof name, "parqd-w%d", (int)(wk - p->workers));
+    pthread_setname_np(pthread_self(), name);
+#endif
     pthread_mutex_lock(&p->mu);
     while (!p->stopping) {
         if (cleanup_possible(p)) {
