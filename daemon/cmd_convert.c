@@ -344,9 +344,11 @@ static int submit_batch(conv *c)
     pl_batch_reset(c->batch, c->next_seq);
     /* Backpressure: reading waits while the workers are behind. A file is
      * at hand, so a few batches per worker keep them busy; reading further
-     * ahead would only cost memory. */
-    size_t ahead = c->cf.limits.max_buffered_bytes;
-    pl_wait_below(c->pl, ahead < READ_AHEAD ? ahead : READ_AHEAD);
+     * ahead would only cost memory. One closed row group may wait for its
+     * encoder while the next fills; a second one stops reading. */
+    size_t limit = c->cf.limits.max_buffered_bytes;
+    size_t rg = c->cf.output.row_group.max_bytes;
+    pl_wait_below(c->pl, limit < READ_AHEAD ? limit : READ_AHEAD, rg && rg < limit ? rg : limit);
     return 0;
 }
 

@@ -299,7 +299,7 @@ int dm_replay_all(dm_daemon *d)
     if (d->reader == NULL && open_reader(d, d->replay_next) != 0)
         return -1;
     while (!pl_failed(d->pl)) {
-        pl_wait_below(d->pl, d->cf.limits.max_buffered_bytes / 2);
+        pl_wait_below(d->pl, d->cf.limits.max_buffered_bytes / 4, d->cf.limits.max_buffered_bytes / 4);
         int rc = replay_step(d);
         if (rc == 1)
             return 0;

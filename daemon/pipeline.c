@@ -315,10 +315,10 @@ int pl_drain(pl_pipeline *p, pq_err *err)
     return rc;
 }
 
-void pl_wait_below(pl_pipeline *p, size_t limit)
+void pl_wait_below(pl_pipeline *p, size_t input_limit, size_t rows_limit)
 {
     pthread_mutex_lock(&p->mu);
-    while (!p->failed && p->buffered - p->cur_rg_mem > limit)
+    while (!p->failed && (p->buffered_input > input_limit || p->pending_rows_mem > rows_limit))
         pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }

@@ -161,11 +161,14 @@ void pl_flush_rowgroup(pl_pipeline *p);
 /* Blocks until everything submitted so far is written (and, after
  * pl_close_files, published), or the pipeline failed. Returns 0, or the failure's code with err. */
 int pl_drain(pl_pipeline *p, pq_err *err);
-/* Blocks while more than limit bytes wait for the workers (convert's
- * backpressure): batches not yet assembled and row groups not yet
- * written. The row group being filled does not count: it waits for more
- * lines, so counting it could wait forever. */
-void pl_wait_below(pl_pipeline *p, size_t limit);
+/* Blocks while more than input_limit bytes of lines wait to be shredded
+ * and assembled, or while the row groups closed but not yet written hold
+ * more than rows_limit bytes (convert's backpressure). Two limits, not
+ * one sum: a row group being encoded must not stop reading (the other
+ * workers would run dry and idle), but row groups must not pile up behind
+ * a slow codec or disk either. The row group being filled does not count:
+ * it waits for more lines, so counting it could wait forever. */
+void pl_wait_below(pl_pipeline *p, size_t input_limit, size_t rows_limit);
 
 /* Accepted, not yet written bytes (input bytes of lines in flight). */
 size_t pl_buffered_bytes(const pl_pipeline *p);

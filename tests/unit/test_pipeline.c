@@ -377,7 +377,7 @@ static void test_pipeline_buffered_bytes_drain_to_zero(void **state)
     pl_pipeline *p = start(f, PL_PUBLISH_HOLD, 2, 0, 0, 1);
     submit_ids(p, &rng, 1, 3001, 0);
     assert_true(pl_buffered_bytes(p) > 0);
-    pl_wait_below(p, 0);
+    pl_wait_below(p, 0, 0);
     assert_true(pl_buffered_bytes(p) > 0);      /* the open row group */
     pl_close_files(p);
     assert_int_equal(pl_drain(p, NULL), 0);
