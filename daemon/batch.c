@@ -21,6 +21,14 @@ pl_batch *pl_batch_new(void)
     pq_buf_init(&b->row_lines);
     pq_buf_init(&b->rejects);
     pq_buf_init(&b->reasons);
+    /* A batch goes on at PL_BATCH_BYTES; the read that crosses it may add
+     * up to one more read buffer's worth. Lines average hundreds of bytes. */
+    size_t text = PL_BATCH_BYTES + ((size_t)64 << 10);
+    if (pq_buf_reserve(&b->text, text) != 0 ||
+        pq_buf_reserve(&b->lines, text / 256 * sizeof(pl_line)) != 0) {
+        pl_batch_destroy(b);
+        return NULL;
+    }
     return b;
 }
 

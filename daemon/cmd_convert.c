@@ -63,9 +63,7 @@
 
 #define READ_CHUNK (1u << 20)
 #define MAX_REJECT_MESSAGES 10
-/* A batch is what one worker shreds at a time: large enough to amortize
- * the hand-off, small enough that two cores share a small input. */
-#define BATCH_BYTES ((size_t)1 << 20)
+/* A batch is what one worker shreds at a time (PL_BATCH_BYTES). */
 #define BATCH_LINES 16384
 #define READ_AHEAD ((size_t)16 << 20)
 
@@ -359,7 +357,7 @@ static int on_line(void *user, const fr_line *l)
     if (pl_batch_add(c->batch, c->source, l->data, l->len, l->total, l->oversized, c->now_us,
                      l->lineno) != 0)
         return fail(c, &(pq_err){PQ_ENOMEM, "out of memory"});
-    if (pl_batch_bytes(c->batch) >= BATCH_BYTES || pl_batch_lines(c->batch) >= BATCH_LINES)
+    if (pl_batch_bytes(c->batch) >= PL_BATCH_BYTES || pl_batch_lines(c->batch) >= BATCH_LINES)
         return submit_batch(c);
     return 0;
 }

@@ -22,8 +22,9 @@
 #include "spool.h"
 
 /* Lines per batch handed to the pipeline: one worker shreds a batch. */
-#define DM_BATCH_BYTES ((size_t)1 << 20)
+#define DM_BATCH_BYTES PL_BATCH_BYTES
 #define DM_BATCH_INTERVAL_MS 100      /* a partial batch waits at most this long */
+#define DM_INPUT_WINDOW_BYTES ((size_t)16 << 20) /* unparsed lines before reading pauses */
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
 #define DM_SHUTDOWN_GRACE_MS 3000     /* clients get this long to finish at shutdown */
@@ -53,7 +54,8 @@ typedef struct dm_daemon {
     /* ingest */
     ls_server *ls;
     mt_server *mt;
-    bool paused;                     /* backpressure */
+    bool paused;                     /* reading paused (dm_check_backpressure) */
+    bool pressure;                   /* ... because the writer is behind: on /health */
     int64_t paused_since_us;
     int64_t now_us;                  /* receive time of the current read */
     bool now_valid;

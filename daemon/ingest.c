@@ -144,30 +144,54 @@ void dm_on_read_done(void *user)
 
 /* ---- backpressure --------------------------------------------------------- */
 
+/* Lines read but not yet parsed: beyond a few batches per core they only
+ * cost memory (and the page faults of fresh memory, on the one thread
+ * that reads every socket) without making parsing any sooner, so reading
+ * pauses there and clients wait in their socket buffers. Burst capacity
+ * is the socket buffers plus this window, not limits.max_buffered_bytes,
+ * which bounds everything in flight (row groups included). */
+static size_t input_window(const dm_daemon *d)
+{
+    size_t window = DM_INPUT_WINDOW_BYTES, limit = d->cf.limits.max_buffered_bytes / 4;
+    return window < limit ? window : limit;
+}
+
+/* Pauses reading while the pipeline is behind: everything in flight has
+ * reached limits.max_buffered_bytes or the spool cannot be written (a
+ * problem: reported on /health and in the metrics), or unparsed lines
+ * fill the input window (ordinary flow control: only logged at debug). */
 void dm_check_backpressure(dm_daemon *d)
 {
     size_t limit = d->cf.limits.max_buffered_bytes;
     size_t buffered = pl_buffered_bytes(d->pl);
-    bool over = buffered >= limit || d->spool_broken ||
-                (!d->live && sp_pending_bytes(d->spool) >= limit / 4);
-    if (over && !d->paused) {
-        d->paused = true;
-        d->paused_since_us = dm_now_us();
-        ls_server_pause(d->ls);
+    size_t input = pl_input_bytes(d->pl);
+    bool pressure = buffered >= limit || d->spool_broken ||
+                    (!d->live && sp_pending_bytes(d->spool) >= limit / 4);
+    bool window_full = input >= input_window(d);
+    if (pressure && !d->pressure) {
+        d->pressure = true;
         /* Rows waiting in a half-full row group count too: write them out
          * so the buffer can drain. */
         pl_flush_rowgroup(d->pl);
         dm_set(&dm_counters_global.backpressure_active, 1);
         dm_health_set(DM_HEALTH_BACKPRESSURE, "reading paused: %zu bytes buffered (limit %zu)%s",
                       buffered, limit, d->spool_broken ? ", spool not writable" : "");
-        lg_debug("backpressure: reading paused (%zu bytes buffered)", buffered);
-    } else if (!over && d->paused && buffered <= limit / 4 * 3) {
+    } else if (!pressure && d->pressure && buffered <= limit / 4 * 3) {
+        d->pressure = false;
+        dm_set(&dm_counters_global.backpressure_active, 0);
+        dm_health_clear(DM_HEALTH_BACKPRESSURE);
+    }
+    bool pause = d->pressure || window_full;
+    if (pause && !d->paused) {
+        d->paused = true;
+        d->paused_since_us = dm_now_us();
+        ls_server_pause(d->ls);
+        lg_debug("reading paused (%zu bytes buffered, %zu not yet parsed)", buffered, input);
+    } else if (!pause && d->paused && input <= input_window(d) / 2) {
         d->paused = false;
         ls_server_resume(d->ls);
         dm_add(&dm_counters_global.backpressure_us, (uint64_t)(dm_now_us() - d->paused_since_us));
-        dm_set(&dm_counters_global.backpressure_active, 0);
-        dm_health_clear(DM_HEALTH_BACKPRESSURE);
-        lg_debug("backpressure: reading resumed");
+        lg_debug("reading resumed");
     }
 }
 

@@ -87,9 +87,12 @@ static const mt_metric mt_metrics[] = {
      MT_C(connections_idle_closed), 0},
     {"parqd_connections_open", "gauge", "Input connections open now.", MT_C(connections_open), 0},
     {"parqd_backpressure_seconds_total", "counter",
-     "Time reading from inputs was paused because the writer was behind.",
+     "Time reading from inputs was paused because the workers were behind "
+     "(limits.max_buffered_bytes, or 16 MiB of lines not yet parsed).",
      MT_C(backpressure_us), 1},
-    {"parqd_backpressure_active", "gauge", "1 while reading from inputs is paused, else 0.",
+    {"parqd_backpressure_active", "gauge",
+     "1 while reading from inputs is paused because limits.max_buffered_bytes is reached "
+     "or the spool cannot be written, else 0.",
      MT_C(backpressure_active), 0},
     {"parqd_spool_bytes", "gauge", "Bytes in spool segment files.", MT_C(spool_bytes), 0},
     {"parqd_spool_records_replayed_total", "counter",

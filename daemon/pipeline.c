@@ -328,6 +328,11 @@ size_t pl_buffered_bytes(const pl_pipeline *p)
     return atomic_load_explicit(&p->buffered_atomic, memory_order_relaxed);
 }
 
+size_t pl_input_bytes(const pl_pipeline *p)
+{
+    return atomic_load_explicit(&p->input_atomic, memory_order_relaxed);
+}
+
 bool pl_failed(const pl_pipeline *p)
 {
     pl_pipeline *q = (pl_pipeline *)p;
@@ -378,6 +383,7 @@ void pl_update_buffered(pl_pipeline *p)
 {
     p->buffered = p->buffered_input + p->pending_rows_mem + p->cur_rg_mem;
     atomic_store_explicit(&p->buffered_atomic, p->buffered, memory_order_relaxed);
+    atomic_store_explicit(&p->input_atomic, p->buffered_input, memory_order_relaxed);
     dm_set(&dm_counters_global.buffered_bytes, p->buffered);
     pthread_cond_broadcast(&p->done_cv);
 }

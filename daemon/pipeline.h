@@ -108,8 +108,9 @@ typedef struct pl_callbacks {
     /* Worker thread: the pipeline failed; resume from seq `resume` after
      * pl_resume. err says what failed. */
     void (*on_failure)(void *user, uint64_t resume, const pq_err *err);
-    /* Worker thread: buffered bytes went down (the owner may resume
-     * reading). Called often: keep it cheap (uv_async_send). */
+    /* Worker thread: buffered bytes went down, after each assembled batch
+     * and each written row group (the owner may resume reading). Called
+     * often: keep it cheap (uv_async_send). */
     void (*on_progress)(void *user);
     /* Worker thread, in order: a record went to the dead letters. */
     void (*on_reject)(void *user, const char *source, const char *reason);
@@ -143,6 +144,13 @@ int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_e
  * pl_drain first to publish them). */
 void pl_destroy(pl_pipeline *p);
 
+/* Owners hand a batch on once it holds this many bytes of lines: large
+ * enough to amortize the hand-off, small enough that two cores share a
+ * small input. A new batch reserves room for it up front (address space:
+ * pages are touched as lines arrive), so filling one never copies it
+ * again while it grows. */
+#define PL_BATCH_BYTES ((size_t)1 << 20)
+
 /* Hands a batch on (ownership passes). Its first seq must not be below the
  * last submitted batch's end (a batch that is, or any batch while the
  * pipeline is failed, is dropped: it will be replayed). */
@@ -161,6 +169,9 @@ void pl_flush_rowgroup(pl_pipeline *p);
 /* Blocks until everything submitted so far is written (and, after
  * pl_close_files, published), or the pipeline failed. Returns 0, or the failure's code with err. */
 int pl_drain(pl_pipeline *p, pq_err *err);
+/* Bytes of submitted lines not yet shredded and assembled: what the
+ * workers still have to parse. Any thread. */
+size_t pl_input_bytes(const pl_pipeline *p);
 /* Blocks while more than input_limit bytes of lines wait to be shredded
  * and assembled, or while the row groups closed but not yet written hold
  * more than rows_limit bytes (convert's backpressure). Two limits, not

@@ -101,6 +101,7 @@ struct pl_pipeline {
      * appended (lock held; mirrored in buffered_atomic for lock-free reads) */
     size_t buffered_input, pending_rows_mem, cur_rg_mem, buffered;
     _Atomic size_t buffered_atomic;
+    _Atomic size_t input_atomic;     /* buffered_input, likewise */
 
     bool failed, cleanup_pending, fail_reported;
     pq_err fail_err;

@@ -343,6 +343,11 @@ void pl_assemble_run(pl_pipeline *p)
         p->cur_rg_mem = rg_bytes;
         pl_update_buffered(p);
         pl_batch_put(p, b);
+        if (p->cb.on_progress != NULL) {
+            pthread_mutex_unlock(&p->mu);
+            p->cb.on_progress(p->cb.user);
+            pthread_mutex_lock(&p->mu);
+        }
     }
     p->assembling = false;
     pthread_cond_broadcast(&p->work_cv);
