@@ -56,6 +56,7 @@ struct vr_ent {          /* one child of an open container */
 struct vr_keyref {
     uint32_t off;        /* into keybytes */
     uint32_t len;
+    uint64_t prefix;     /* first 8 bytes, big-endian, zero-padded (vr_keycmp) */
 };
 
 struct vr_slot {
@@ -387,19 +388,30 @@ static const char *vr_key_text(const vr_builder *b, uint32_t id)
     return k->len ? (const char *)b->keybytes.data + k->off : "";
 }
 
+/* The first 8 bytes of a key as a big-endian number, zero-padded: two
+ * keys whose prefixes differ are ordered by them, as by their bytes (a
+ * zero pad sorts below any byte, as a shorter key sorts below a longer
+ * one it begins). Sorting object fields and the dictionary compares keys
+ * more than anything else in a Variant column; this makes most compares
+ * one integer comparison. */
+static uint64_t vr_key_prefix(const uint8_t *s, size_t len)
+{
+    uint64_t p = 0;
+    for (size_t i = 0; i < 8; i++)
+        p = p << 8 | (i < len ? s[i] : 0);
+    return p;
+}
+
 /* Byte-wise order of two keys (the spec's "unsigned byte ordering"). */
 static int vr_keycmp(const vr_builder *b, uint32_t x, uint32_t y)
 {
     if (x == y)
         return 0;
     const vr_keyref *kx = &b->keys[x], *ky = &b->keys[y];
+    if (kx->prefix != ky->prefix)
+        return kx->prefix < ky->prefix ? -1 : 1;
     size_t n = kx->len < ky->len ? kx->len : ky->len;
-    if (n == 0)
-        return kx->len < ky->len ? -1 : kx->len > ky->len;
-    const uint8_t *sx = b->keybytes.data + kx->off, *sy = b->keybytes.data + ky->off;
-    if (sx[0] != sy[0])                 /* most keys differ in the first byte */
-        return sx[0] < sy[0] ? -1 : 1;
-    int c = memcmp(sx, sy, n);
+    int c = n ? memcmp(b->keybytes.data + kx->off, b->keybytes.data + ky->off, n) : 0;
     if (c != 0)
         return c;
     return kx->len < ky->len ? -1 : kx->len > ky->len;
@@ -454,6 +466,7 @@ static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
         return pq_err_set(&b->err, PQ_ENOMEM, "variant: out of memory for a %zu-byte key", len);
     b->keys[b->nkeys].off = (uint32_t)(b->keybytes.len - len);
     b->keys[b->nkeys].len = (uint32_t)len;
+    b->keys[b->nkeys].prefix = vr_key_prefix((const uint8_t *)name, len);
     b->slots[i].id = (uint32_t)b->nkeys;
     b->slots[i].gen = b->gen;
     *id = (uint32_t)b->nkeys++;
@@ -973,6 +986,7 @@ static int vr_sort_dict(vr_builder *b)
     for (i = 0; i < k; i++) {
         b->keys[i].off = s[i].off;
         b->keys[i].len = s[i].len;
+        b->keys[i].prefix = vr_key_prefix(b->keybytes.data + s[i].off, s[i].len);
     }
     for (i = 0; i < b->nslots; i++)
         if (b->slots[i].gen == b->gen)
