@@ -1,6 +1,7 @@
 /* keyring.c - key files to pq_crypto_key objects and pq_encryption_opts
  * (see keyring.h). */
 #include "keyring.h"
+#include "keyfile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,8 @@ static int add_key(kr_keyring *k, const cf_key *ck, kr_entry **out, pq_err *err)
         return pq_err_set(err, PQ_ENOMEM, "encryption: out of memory");
     }
     k->n_keys++;
-    int rc = pq_crypto_key_load_hex(&e->key, ck->file, err);
+    int rc = kf_check_mode(ck->file, "encryption key file", err);
+    rc = rc ? rc : pq_crypto_key_load_hex(&e->key, ck->file, err);
     if (rc != 0)
         return rc;
     *out = e;
