@@ -18,7 +18,11 @@
  * SIGHUP: publish the current files and reload the configuration; an
  * invalid one is reported (file:line:col) and the old one kept. Inputs,
  * the spool and the metrics address stay as they were (a restart changes
- * them); schema, output, limits and log level change. */
+ * them); schema, output, limits and log level change, and so do each
+ * input's TLS files (certificate, key, client CA, allow_subjects) and
+ * allow_uids / allow_gids: those are loaded first, and a failure there
+ * (a key file readable by others, a certificate that does not parse)
+ * keeps the whole running configuration. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -35,6 +39,7 @@
 #include "listenfds.h"
 #include "log.h"
 #include "sdnotify.h"
+#include "tls.h"
 
 /* ---- pipeline callbacks (worker threads) --------------------------------- */
 
@@ -283,6 +288,11 @@ static void reload(dm_daemon *d)
         cf_config_free(&next);
         return;
     }
+    if (ls_server_reload_security(d->ls, &next, &e) != 0) {
+        lg_error("reload: %s; keeping the running configuration", e.msg);
+        cf_config_free(&next);
+        return;
+    }
     sdn_reloading(NULL);
     lg_info("reload: publishing the current files");
     ls_server_pause(d->ls);
@@ -306,6 +316,9 @@ static void reload(dm_daemon *d)
         next.spool.dir = unused_dir;
         cf_config_free(&next);
         d->cf = old;
+        if (ls_server_reload_security(d->ls, &d->cf, &e) != 0)
+            lg_error("reload: the running TLS / peer settings cannot be loaded again (%s); "
+                     "the new ones stay in force", e.msg);
         if (open_dead_letters(d, &e) != 0 ||
             start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
             lg_error("reload: the running configuration cannot restart either: %s; stopping "
@@ -502,9 +515,23 @@ static void init_handles(dm_daemon *d)
         uv_timer_start(&d->watchdog_timer, on_watchdog, wd / 2000, wd / 2000);
 }
 
+/* Private keys (TLS, and the encryption keys' memory through OpenSSL's
+ * allocator) go to OpenSSL's secure heap: locked in memory where the
+ * limits allow, and left out of core dumps. */
+static void secure_heap(const dm_daemon *d)
+{
+    bool tls = false;
+    for (size_t i = 0; i < d->cf.n_inputs; i++)
+        tls |= d->cf.inputs[i].tls != NULL;
+    if ((tls || d->cf.output.encryption.enabled) && !tl_secure_heap_init())
+        lg_warning("could not set up OpenSSL's secure heap; private keys stay in ordinary "
+                   "memory (they are still wiped when freed)");
+}
+
 static int start(dm_daemon *d)
 {
     pq_err e = {0};
+    secure_heap(d);
     sweep_temp(d->cf.output.dir, 0);
     int status = open_spool(d);
     if (status != 0)

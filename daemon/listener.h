@@ -84,6 +84,16 @@ int ls_server_bound_port(const ls_server *s, size_t input);
  * max_connections and idle_timeout at once). Listeners are not rebound. */
 void ls_server_set_limits(ls_server *s, const cf_config *cf);
 
+/* After a reload: new TLS contexts (certificate, key, client CA,
+ * allow_subjects: files read again, the key's mode checked again) and
+ * allow_uids / allow_gids for the listeners whose input in cf has the
+ * same index and address. All or nothing: 0 with every such listener
+ * switched, or an error (err names the input and file) with none.
+ * Connections already open keep the context they started with. An input
+ * whose address, or whether it uses TLS, changed is left as it is with a
+ * warning: that takes a restart. */
+int ls_server_reload_security(ls_server *s, const cf_config *cf, pq_err *err);
+
 /* Shutdown, step 1: closes the listeners (no new connections). */
 void ls_server_stop_accepting(ls_server *s);
 /* Step 2: reads what the kernel already received from each connection
