@@ -74,11 +74,13 @@ spawn bash -c 'while kill -0 "$1" 2>/dev/null; do
     sleep 0.2; done' _ "$DPID" "$T/hwm"
 
 H="$LIB_DIR/tls_hostile.mjs"
+# The slow client first: its connection must not wait behind 1,000 others
+# in the listen backlog (a dropped SYN is retried after 1, 3, 7 ... s).
+spawn node "$H" slow --port "$PORT" --ca "$PKI/ca.crt"
+P_SLOW=$SPAWNED
 spawn node "$H" halfopen --port "$PORT" --count "$HALF" --hold-s 60 --report "$T/halfopen.json"
 P_HALF=$SPAWNED
 sleep 1
-spawn node "$H" slow --port "$PORT" --ca "$PKI/ca.crt"
-P_SLOW=$SPAWNED
 spawn node "$H" garbage --port "$PORT" --count 100 --seed 7
 P_GARBAGE=$SPAWNED
 spawn node "$H" broken --port "$PORT" --ca "$PKI/ca.crt" --lines 200 --seed 8 --expect "$T/broken.ndjson"
@@ -93,7 +95,7 @@ P_GOOD=$SPAWNED
 
 for p in GOOD BROKEN GARBAGE SLOW RENEG HALF; do
     pid_var=P_$p
-    wait_exit "${!pid_var}" 120
+    wait_exit "${!pid_var}" 180
     check "client $p finished (status $EXIT_STATUS)" test "$EXIT_STATUS" = 0
 done
 echo "  renegotiation attempt: $(grep -A1 'RENEGOTIATING' "$T/reneg.out" | tr '\n' ' ' | cut -c1-200)"
