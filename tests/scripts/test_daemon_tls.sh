@@ -70,7 +70,9 @@ ok "parqd starts with two TLS inputs"
 SINCE=$(now_us)
 check "no plaintext warning for loopback TLS inputs" bash -c "! grep -q 'plaintext TCP' '$DLOG'"
 
-# sc PORT [ARGS...] < FILE: s_client sending FILE, exiting at its end.
+# sc PORT [ARGS...] < FILE: s_client sending FILE, exiting at its end
+# (-nocommands: a stdin chunk starting with Q, R or k is data, not a
+# command to quit, renegotiate or update keys).
 # Output (handshake details, errors) in $SC_OUT, status in $SC_STATUS.
 SC_OUT="$T/s_client.out"
 sc() {
@@ -78,7 +80,7 @@ sc() {
     shift
     SC_STATUS=0
     timeout 20 openssl s_client -connect "127.0.0.1:$port" -servername localhost \
-        -CAfile "$PKI/ca.crt" -verify_return_error -quiet -no_ign_eof "$@" >"$SC_OUT" 2>&1 ||
+        -CAfile "$PKI/ca.crt" -verify_return_error -quiet -no_ign_eof -nocommands "$@" >"$SC_OUT" 2>&1 ||
         SC_STATUS=$?
 }
 metrics() { http_get 127.0.0.1 "$PORT_M" /metrics | tail -n +2; }
