@@ -13,6 +13,7 @@
 #   - SIGHUP reloads the certificate (a new connection sees the new one);
 #     a key file made group-readable is refused at SIGHUP (the running
 #     certificate kept, data still lands) and at start;
+#   - a plaintext input on 0.0.0.0 starts with a warning, TLS ones do not;
 #   - every record sent by an accepted client lands, and only those
 #     (verify.mjs compares the multiset of records with the lines sent);
 #   - no byte of the private key is in any log line or /metrics body.
@@ -35,18 +36,20 @@ ok "test PKI made with openssl req/x509"
 
 P_TLS=$(free_port)
 P_MTLS=$(free_port)
+P_PLAIN=$(free_port)
 PORT_M=$(free_port)
 DLOG="$T/parqd.log"
 CFG="$T/parqd.yaml"
 cat >"$CFG" <<EOF
 inputs:
   - type: tcp
-    listen: "127.0.0.1:$P_TLS"
+    listen: "0.0.0.0:$P_TLS"
     tls: {cert: $PKI/server.crt, key: $PKI/server.key, handshake_timeout: 5s}
   - type: tcp
     listen: "127.0.0.1:$P_MTLS"
     tls: {cert: $PKI/server.crt, key: $PKI/server.key, client_ca: $PKI/ca.crt,
           allow_subjects: ["CN=web-7"]}
+  - {type: tcp, listen: "0.0.0.0:$P_PLAIN"}
 output:
   dir: $T/out
   rotate: {max_rows: 1000}
@@ -68,7 +71,8 @@ if ! daemon_start "$CFG" "$DLOG"; then
 fi
 ok "parqd starts with two TLS inputs"
 SINCE=$(now_us)
-check "no plaintext warning for loopback TLS inputs" bash -c "! grep -q 'plaintext TCP' '$DLOG'"
+check "a warning for the plaintext input on 0.0.0.0, none for the TLS ones" \
+    test "$(grep 'plaintext TCP on a non-loopback address' "$DLOG" | grep -c "inputs\[2\] tcp 0.0.0.0:$P_PLAIN")$(grep -c 'plaintext TCP' "$DLOG")" = 11
 
 # sc PORT [ARGS...] < FILE: s_client sending FILE, exiting at its end
 # (-nocommands: a stdin chunk starting with Q, R or k is data, not a
