@@ -16,7 +16,8 @@
 #   - a plaintext input on 0.0.0.0 starts with a warning, TLS ones do not;
 #   - every record sent by an accepted client lands, and only those
 #     (verify.mjs compares the multiset of records with the lines sent);
-#   - no byte of the private key is in any log line or /metrics body.
+#   - no byte of the private key is in any log line or /metrics body; the
+#     keys' memory is locked and left out of core dumps.
 #
 #   bash test_daemon_tls.sh BUILD_DIR TESTDATA_DIR
 #
@@ -73,6 +74,28 @@ ok "parqd starts with two TLS inputs"
 SINCE=$(now_us)
 check "a warning for the plaintext input on 0.0.0.0, none for the TLS ones" \
     test "$(grep 'plaintext TCP on a non-loopback address' "$DLOG" | grep -c "inputs\[2\] tcp 0.0.0.0:$P_PLAIN")$(grep -c 'plaintext TCP' "$DLOG")" = 11
+
+# Private keys live in OpenSSL's secure heap: a 256 KiB mapping left out
+# of core dumps (VmFlags dd) and locked (VmLck) when RLIMIT_MEMLOCK allows.
+# nodump_anon PID: how many anonymous mappings are marked "do not dump".
+nodump_anon() {
+    node -e '
+const entries = require("fs").readFileSync(`/proc/${process.argv[1]}/smaps`, "utf8")
+  .split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
+console.log(entries.filter(e => {
+  const head = e.split("\n")[0].trim().split(/\s+/);
+  const flags = (/^VmFlags:(.*)$/m.exec(e) || ["", ""])[1].trim().split(/\s+/);
+  return head.length === 5 && flags.includes("dd");     // no path: not [vvar] and the like
+}).length);' "$1"
+}
+check "a mapping left out of core dumps for the keys (secure heap, MADV_DONTDUMP)" \
+    test "$(nodump_anon "$DPID")" -ge 1
+if [ "$(ulimit -l)" = unlimited ] || [ "$(ulimit -l)" -ge 256 ]; then
+    check "the key heap is locked in memory (VmLck $(proc_kb "$DPID" VmLck) KiB)" \
+        test "$(proc_kb "$DPID" VmLck)" -ge 256
+else
+    skip "the key heap is locked in memory" "RLIMIT_MEMLOCK is $(ulimit -l) KiB"
+fi
 
 # sc PORT [ARGS...] < FILE: s_client sending FILE, exiting at its end
 # (-nocommands: a stdin chunk starting with Q, R or k is data, not a
