@@ -27,6 +27,15 @@
  * (the caller's group-commit point: flush the spool, hand a batch on); a
  * read that completes no line (a slow client's fragment) does not call it.
  *
+ * Who may write (issue 11): a TCP input with `tls:` runs every
+ * connection through tls.h (a handshake within handshake_timeout, the
+ * client certificate and subject checked when configured) and hands on
+ * only the decrypted bytes; a Unix input with allow_uids / allow_gids
+ * checks the peer with SO_PEERCRED right after accept. A refused peer is
+ * closed before anything it sent is framed, counted by reason
+ * (dm_refuse) and logged at most once a minute per reason. A plaintext
+ * TCP input bound to a non-loopback address logs a warning at start.
+ *
  * Backpressure: ls_server_pause stops reading every connection
  * (uv_read_stop) and ls_server_resume starts again; accepting continues
  * while paused so clients connect and wait in their socket buffers. */
