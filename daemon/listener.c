@@ -472,48 +472,81 @@ static void schedule_sweep(ls_server *s)
 
 /* ---- reload ------------------------------------------------------------ */
 
-/* Pass 1 builds everything new (a bad certificate or key changes
- * nothing), pass 2 swaps. A connection keeps the context it started with
- * (tl_conn holds a reference). */
-int ls_server_reload_security(ls_server *s, const cf_config *cf, pq_err *err)
+struct ls_security {
+    size_t n;                    /* = the server's n_listeners */
+    tl_ctx **tls;
+    ls_peer_ids *ids;
+    bool *take;                  /* listener i gets tls[i] and ids[i] */
+};
+
+void ls_security_free(ls_security *sec)
+{
+    if (sec == NULL)
+        return;
+    for (size_t i = 0; sec->tls != NULL && sec->ids != NULL && i < sec->n; i++) {
+        tl_ctx_unref(sec->tls[i]);
+        ids_free(&sec->ids[i]);
+    }
+    free(sec->tls);
+    free(sec->ids);
+    free(sec->take);
+    free(sec);
+}
+
+/* Reads everything now, so a bad certificate or key changes nothing. */
+int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **out, pq_err *err)
 {
     size_t n = s->n_listeners;
-    tl_ctx **tls = calloc(n ? n : 1, sizeof *tls);
-    ls_peer_ids *ids = calloc(n ? n : 1, sizeof *ids);
-    bool *take = calloc(n ? n : 1, sizeof *take);
-    int rc = tls && ids && take ? 0 : pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
+    ls_security *sec = calloc(1, sizeof *sec);
+    *out = NULL;
+    if (sec == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
+    sec->n = n;
+    sec->tls = calloc(n ? n : 1, sizeof *sec->tls);
+    sec->ids = calloc(n ? n : 1, sizeof *sec->ids);
+    sec->take = calloc(n ? n : 1, sizeof *sec->take);
+    int rc = sec->tls && sec->ids && sec->take ? 0
+             : pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        ls_listener *l = s->listeners[i];
+        const ls_listener *l = s->listeners[i];
         if (l->input < 0 || (size_t)l->input >= cf->n_inputs)
             continue;
         const cf_input *in = &cf->inputs[l->input];
         ls_plan p = {0};
         describe_input(&p, (size_t)l->input, in);
-        if (in->type != l->type || strcmp(p.desc, l->desc) != 0 || (in->tls != NULL) != (l->tls != NULL)) {
+        if (in->type != l->type || strcmp(p.desc, l->desc) != 0 ||
+            (in->tls != NULL) != (l->tls != NULL)) {
             lg_warning("reload: %s: the new configuration changes this input's address or "
                        "whether it uses TLS; that takes a restart (kept as it is)", l->desc);
             continue;
         }
-        take[i] = true;
-        rc = secure_input(in, (size_t)l->input, &tls[i], &ids[i], err);
+        sec->take[i] = true;
+        rc = secure_input(in, (size_t)l->input, &sec->tls[i], &sec->ids[i], err);
     }
-    for (size_t i = 0; i < n && tls && ids && take; i++) {
+    if (rc != 0) {
+        ls_security_free(sec);
+        return rc;
+    }
+    *out = sec;
+    return PQ_OK;
+}
+
+/* A connection keeps the context it started with (tl_conn holds a
+ * reference), so swapping under open connections is safe. */
+void ls_server_commit_security(ls_server *s, ls_security *sec)
+{
+    for (size_t i = 0; i < sec->n && i < s->n_listeners; i++) {
+        if (!sec->take[i])
+            continue;
         ls_listener *l = s->listeners[i];
-        if (rc == 0 && take[i]) {
-            tl_ctx *old = l->tls;
-            l->tls = tls[i];
-            tls[i] = old;
-            ls_peer_ids old_ids = l->ids;
-            l->ids = ids[i];
-            ids[i] = old_ids;
-        }
-        tl_ctx_unref(tls[i]);
-        ids_free(&ids[i]);
+        tl_ctx *old = l->tls;
+        l->tls = sec->tls[i];
+        sec->tls[i] = old;
+        ls_peer_ids old_ids = l->ids;
+        l->ids = sec->ids[i];
+        sec->ids[i] = old_ids;
     }
-    free(tls);
-    free(ids);
-    free(take);
-    return rc;
+    ls_security_free(sec);       /* what was replaced */
 }
 
 /* ---- limits, backpressure --------------------------------------------- */

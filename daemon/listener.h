@@ -93,15 +93,21 @@ int ls_server_bound_port(const ls_server *s, size_t input);
  * max_connections and idle_timeout at once). Listeners are not rebound. */
 void ls_server_set_limits(ls_server *s, const cf_config *cf);
 
-/* After a reload: new TLS contexts (certificate, key, client CA,
+/* A reload's new TLS contexts (certificate, key, client CA,
  * allow_subjects: files read again, the key's mode checked again) and
- * allow_uids / allow_gids for the listeners whose input in cf has the
- * same index and address. All or nothing: 0 with every such listener
- * switched, or an error (err names the input and file) with none.
- * Connections already open keep the context they started with. An input
- * whose address, or whether it uses TLS, changed is left as it is with a
- * warning: that takes a restart. */
-int ls_server_reload_security(ls_server *s, const cf_config *cf, pq_err *err);
+ * allow_uids / allow_gids, for the listeners whose input in cf has the
+ * same index and address. Prepare reads everything and changes nothing:
+ * 0 with *out, or an error (err names the input and file). Commit
+ * switches every such listener and frees what it replaced (and sec);
+ * connections already open keep the context they started with. Free
+ * drops a prepared set unused. An input whose address, or whether it
+ * uses TLS, changed is left as it is with a warning: that takes a
+ * restart. */
+typedef struct ls_security ls_security;
+int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **out,
+                               pq_err *err);
+void ls_server_commit_security(ls_server *s, ls_security *sec);
+void ls_security_free(ls_security *sec);
 
 /* Shutdown, step 1: closes the listeners (no new connections). */
 void ls_server_stop_accepting(ls_server *s);

@@ -16,7 +16,10 @@
 #   - a plaintext input on 0.0.0.0 starts with a warning, TLS ones do not;
 #   - every record sent by an accepted client lands, and only those
 #     (verify.mjs compares the multiset of records with the lines sent);
-#   - no byte of the private key is in any log line or /metrics body; the
+#   - an encryption key file readable by group or others is refused the
+#     same way, at start and at SIGHUP;
+#   - no byte of the private key or the encryption key is in any log
+#     line or /metrics body; the
 #     keys' memory is locked and left out of core dumps.
 #
 #   bash test_daemon_tls.sh BUILD_DIR TESTDATA_DIR
@@ -230,7 +233,39 @@ chmod 600 "$PKI/server.key"
 not_busy() { ! port_busy "$@"; }
 check "nothing listens after a refused start" not_busy 127.0.0.1 "$P_TLS"
 
+# ---- the encryption key file: the same rule, at start and at SIGHUP ---------------
+node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex") + "\n")' >"$T/footer.hex"
+chmod 644 "$T/footer.hex"
+ECFG="$T/parqd-enc.yaml"
+ELOG="$T/parqd-enc.log"
+sed "s|^output:|output:\n  encryption: {footer_key: {id: k0, file: $T/footer.hex}}|; s|dir: $T/out|dir: $T/out-enc|; s|dir: $T/spool|dir: $T/spool-enc|" \
+    "$CFG" >"$ECFG"
+st=0
+(cd "$T" && timeout 20 "$PARQD" --config "$ECFG" 2>"$T/start-enc.log") || st=$?
+check "start with the encryption key file mode 0644: refused (exit $st)" test "$st" != 0 -a "$st" != 124
+check "the error names the encryption key file and its mode" \
+    grep -q "encryption key file $T/footer.hex is readable by group or others (mode 0644); chmod 600 it" "$T/start-enc.log"
+chmod 600 "$T/footer.hex"
+DLOG=$ELOG
+if daemon_start "$ECFG" "$ELOG"; then
+    ok "parqd starts with TLS and an encryption key of mode 0600"
+    sc "$P_TLS" <"$T/rotated.ndjson"
+    check "encrypted run: records received" wait_for 20 received_is 100
+    chmod 640 "$T/footer.hex"
+    kill -HUP "$DPID"
+    check "SIGHUP with the encryption key file mode 0640: reload refused, the running one kept" \
+        wait_for 20 grep -q "reload: encryption key file $T/footer.hex is readable by group or others (mode 0640); chmod 600 it; keeping the running configuration" "$ELOG"
+    sc "$P_TLS" <"$T/after_bad_reload.ndjson"
+    check "encrypted run: records still received after the refused reload" wait_for 20 received_is 200
+    metrics >"$T/metrics.3.txt"
+    daemon_stop TERM 60
+    check "encrypted run: SIGTERM, exit 0 (got $DSTATUS)" test "$DSTATUS" = 0
+    check "encrypted run: files published" test "$(parquet_files "$T/out-enc" | wc -l)" -ge 1
+else
+    bad "parqd starts with TLS and an encryption key of mode 0600"
+fi
+
 # ---- no key bytes anywhere -----------------------------------------------------
-node_checks keyleak.mjs --pem "$PKI/server.key" --pem "$PKI/old-server.key" \
-    "$DLOG" "$T"/start-*.log "$T"/metrics.*.txt
+node_checks keyleak.mjs --pem "$PKI/server.key" --pem "$PKI/old-server.key" --hex "$T/footer.hex" \
+    "$T/parqd.log" "$ELOG" "$T"/start-*.log "$T"/metrics.*.txt
 finish
