@@ -7,7 +7,8 @@
 #     certificate (network(transport("tls") tls(...)));
 #   - refused, and nothing they sent lands: no client certificate, a
 #     certificate from another CA, a subject not on the allow-list, a
-#     plaintext client on the TLS port, TLS 1.0 and TLS 1.1 handshakes;
+#     plaintext client on the TLS port, TLS 1.0 and TLS 1.1 handshakes,
+#     a TLS 1.2 client offering only CBC / RSA-key-exchange suites;
 #   - /metrics counts the refusals by reason, the log names them (at most
 #     once a minute per reason);
 #   - SIGHUP reloads the certificate (a new connection sees the new one);
@@ -143,13 +144,19 @@ for v in 0:tls1 1:tls1_1; do
         grep -q 'alert protocol version' "$SC_OUT"
 done
 check "TLS 1.0 and 1.1: counted as refused handshakes" wait_for 10 test "$(refused tls_handshake)" = 4
+# TLS 1.2 with only weak suites offered: CBC, RSA key exchange, SHA-1 MACs.
+sc "$P_TLS" -tls1_2 -cipher 'AES128-SHA:AES256-SHA256:ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES256-SHA:DHE-RSA-AES128-SHA' \
+    <"$T/tls10.ndjson"
+check "TLS 1.2 offering only CBC / RSA-key-exchange suites: no shared cipher (status $SC_STATUS)" \
+    grep -q 'handshake failure' "$SC_OUT"
+check "weak suites: counted as a refused handshake" wait_for 10 test "$(refused tls_handshake)" = 5
 node -e '
 const s = require("net").connect(Number(process.argv[1]), "127.0.0.1", () => {
   s.end(require("fs").readFileSync(process.argv[2]));
 });
 s.on("error", () => {}); s.on("close", () => process.exit(0));
 setTimeout(() => process.exit(0), 10000);' "$P_TLS" "$T/plain.ndjson"
-check "a plaintext client on the TLS port is refused" wait_for 10 test "$(refused tls_handshake)" = 5
+check "a plaintext client on the TLS port is refused" wait_for 10 test "$(refused tls_handshake)" = 6
 check "no refused client's record was received (700)" received_is 700
 M=$(metrics)
 echo "$M" >"$T/metrics.1.txt"
