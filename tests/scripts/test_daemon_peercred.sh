@@ -9,7 +9,8 @@
 # records land (verify.mjs compares the multiset of records with the lines
 # they sent), nothing from the other two does, /metrics counts
 # parqd_connections_refused_total{reason="peer_cred"}, and the log names
-# the refused uid once.
+# the refused uid once; after the refused user is added to allow_uids
+# and SIGHUP, its records land.
 #
 # Needs root (useradd, runuser); otherwise a named SKIP.
 #
@@ -118,9 +119,20 @@ check "log: the refusal names the peer's uid" \
 check "log: refusals logged once (at most once a minute)" \
     test "$(grep -c 'Unix peer not in allow_uids' "$DLOG")" = 1
 
+# SIGHUP: the allow lists are reloaded (the socket stays as it is).
+sed -i "s/allow_uids: \[$U_UID\]/allow_uids: [$U_UID, $U_NO]/" "$T/parqd.yaml"
+node "$LIB_DIR/gen.mjs" --lines 200 --payload 60 --seed no2 --tag no2 --out "$T/no2.ndjson" >/dev/null
+chmod 644 "$T/no2.ndjson"
+kill -HUP "$DPID"
+check "SIGHUP: reload done" wait_for 20 grep -q 'reload: done' "$DLOG"
+echo "  $U_NO after the reload: $(send_as "$U_NO" "$T/no2.ndjson")"
+check "$U_NO, added to allow_uids by the reload: its 200 records are received" \
+    wait_for 20 received_is 600
+check "no further refusal" refused_is 2
+
 daemon_stop TERM 60
 check "SIGTERM: parqd exits 0 (got $DSTATUS)" test "$DSTATUS" = 0
 UNTIL=$(now_us)
 node_checks verify.mjs --out "$T/out" --since-us "$SINCE" --until-us "$UNTIL" --tmp "$T" \
-    "$T/uid.ndjson" "$T/grp.ndjson"
+    "$T/uid.ndjson" "$T/grp.ndjson" "$T/no2.ndjson"
 finish
