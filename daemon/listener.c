@@ -331,6 +331,24 @@ static void unwrap(ls_server *s)
     }
 }
 
+/* What an operator checks after a change: which inputs use TLS and whom
+ * they let in. */
+static void log_security(const ls_listener *l, const cf_config *cf)
+{
+    if (l->input < 0)
+        return;
+    const cf_input *in = &cf->inputs[l->input];
+    if (in->tls != NULL)
+        lg_info("%s: TLS %s or later%s%s; %zu allow_subjects entr%s", l->desc,
+                in->tls->min_version == 13 ? "1.3" : "1.2",
+                in->tls->client_ca ? ", client certificates signed by " : ", no client certificates",
+                in->tls->client_ca ? in->tls->client_ca : "", in->tls->n_allow_subjects,
+                in->tls->n_allow_subjects == 1 ? "y" : "ies");
+    if (in->n_allow_uids + in->n_allow_gids > 0)
+        lg_info("%s: only peers in allow_uids (%zu) / allow_gids (%zu)", l->desc,
+                in->n_allow_uids, in->n_allow_gids);
+}
+
 int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
                   const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
                   pq_err *err)
@@ -367,6 +385,8 @@ int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
         return rc;
     }
     free(plans);
+    for (size_t i = 0; i < s->n_listeners; i++)
+        log_security(s->listeners[i], cf);
     /* Ours now (the handles work on duplicates). */
     for (size_t j = 0; j < n_inherited; j++)
         close(inherited[j].fd);
