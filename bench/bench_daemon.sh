@@ -6,7 +6,9 @@
 #     daemon over loopback TCP from 16 clients (16 `cat`s, each a 16th of
 #     the input on its own connection; SIGTERM after the last byte;
 #     the clock stops when every file is published and parqd has exited).
-#     MB/s, records/s, peak RSS and CPU seconds for both.
+#     MB/s, records/s, peak RSS and CPU seconds for both. The daemon runs
+#     twice: plaintext TCP (16 cats) and TLS (16 `openssl s_client`s, an
+#     ECDSA P-256 certificate made at run time, TLS 1.3).
 #  2. Sidecar: 100 records/s for an hour, compressed 60x: 360,000 records
 #     at 6,000/s over 60 s, with rotate.max_age 5 s and row_group.max_age
 #     1 s (5 min and 60 s scaled by 60, so every file has the shape it
@@ -34,67 +36,93 @@ LINES=$(grep -c . "$INPUT")
 read -r C_S C_KB C_U C_SYS <"$T/convert.time"
 C_CPU=$(awk -v u="$C_U" -v s="$C_SYS" 'BEGIN { printf "%.2f", u + s }')
 
-# ---- 1: daemon ----------------------------------------------------------------------
-PORT=$(free_port)
-PORT_M=$(free_port)
-DLOG="$T/daemon.log"
-cat >"$T/daemon.yaml" <<EOF
-inputs:
-  - {type: tcp, listen: "127.0.0.1:$PORT"}
-metrics: {listen: "127.0.0.1:$PORT_M"}
-output: {dir: $T/daemon-out}
-spool: {dir: $T/spool, sync: batch}
-errors: {dead_letter: $T/rejects.ndjson}
-EOF
-daemon_start "$T/daemon.yaml" "$DLOG" || { tail "$DLOG"; exit 1; }
-spawn bash -c 'while kill -0 "$1" 2>/dev/null; do
-    awk "/^VmHWM:/ { print \$2 }" "/proc/$1/status" >"$2.tmp" 2>/dev/null && mv "$2.tmp" "$2"
-    sleep 0.2; done' _ "$DPID" "$T/hwm"
-# The cheapest clients there are: 16 cats, each writing a 16th of the
-# input (whole lines) to its own connection.
+# ---- 1: daemon, plaintext TCP and TLS ---------------------------------------------
+. "$ROOT/tests/daemon/pki.sh"
+pki_make "$T/pki" || { echo "bench_daemon: could not make the test PKI with openssl"; exit 1; }
 split -n l/16 -d "$INPUT" "$T/part."
-t0=$(date +%s.%N)
-CATS=()
-for part in "$T"/part.*; do
-    # shellcheck disable=SC2016
-    spawn bash -c 'exec cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$part" "$PORT"
-    CATS+=("$SPAWNED")
-done
-for c in "${CATS[@]}"; do wait_exit "$c" 600; done
-t_sent=$(date +%s.%N)
-# The clients are done when their bytes are in socket buffers; SIGTERM
-# only once parqd has read every line (a plain HTTP/1.0 GET, cheap to poll).
+
+# received: parqd has read every line (a plain HTTP/1.0 GET, cheap to poll).
 received() {
     local body
     body=$(exec 3<>"/dev/tcp/127.0.0.1/$PORT_M" && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3)
     [ "$(metric "$body" parqd_records_received_total)" = "$LINES" ]
 }
-deadline=$((SECONDS + 300))
-until received || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.02; done
-D_CPU=$(cpu_seconds "$DPID")
-kill -TERM "$DPID"
-while alive "$DPID"; do
-    D_CPU=$(cpu_seconds "$DPID" || echo "$D_CPU")
-    sleep 0.05
-done
-t1=$(date +%s.%N)
-wait_exit "$DPID" 5
-D_KB=$(cat "$T/hwm")
-D_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-SEND_S=$(awk -v a="$t0" -v b="$t_sent" 'BEGIN { printf "%.2f", b - a }')
-D_ROWS=$(duck "SELECT count(*) AS n FROM read_parquet('$T/daemon-out/**/*.parquet')" |
-    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[0].n))')
+
+# daemon_run MODE: MODE tcp or tls; sets R_S (seconds from the first byte
+# until parqd exited with every file published), R_KB (peak RSS), R_CPU,
+# R_SEND (when the clients had written everything), R_ROWS (rows read
+# back with DuckDB).
+daemon_run() {
+    local mode=$1 tls="" t0 t_sent t1 c part deadline clients=()
+    PORT=$(free_port)
+    PORT_M=$(free_port)
+    DLOG="$T/daemon-$mode.log"
+    [ "$mode" = tls ] && tls=", tls: {cert: $T/pki/server.crt, key: $T/pki/server.key}"
+    cat >"$T/daemon-$mode.yaml" <<EOF
+inputs:
+  - {type: tcp, listen: "127.0.0.1:$PORT"$tls}
+metrics: {listen: "127.0.0.1:$PORT_M"}
+output: {dir: $T/daemon-out-$mode}
+spool: {dir: $T/spool-$mode, sync: batch}
+errors: {dead_letter: $T/rejects-$mode.ndjson}
+EOF
+    daemon_start "$T/daemon-$mode.yaml" "$DLOG" || { tail "$DLOG"; exit 1; }
+    spawn bash -c 'while kill -0 "$1" 2>/dev/null; do
+        awk "/^VmHWM:/ { print \$2 }" "/proc/$1/status" >"$2.tmp" 2>/dev/null && mv "$2.tmp" "$2"
+        sleep 0.2; done' _ "$DPID" "$T/hwm-$mode"
+    # The cheapest clients there are: 16 cats (plaintext) or 16 `openssl
+    # s_client`s (TLS), each writing a 16th of the input (whole lines) to
+    # its own connection.
+    t0=$(date +%s.%N)
+    for part in "$T"/part.*; do
+        if [ "$mode" = tls ]; then
+            # shellcheck disable=SC2016
+            # -nocommands: a stdin chunk that starts with Q or R is data, not a command
+            spawn bash -c 'exec openssl s_client -quiet -no_ign_eof -nocommands -connect "127.0.0.1:$2" \
+                -servername localhost -CAfile "$3" <"$1" >/dev/null 2>&1' _ "$part" "$PORT" "$T/pki/ca.crt"
+        else
+            # shellcheck disable=SC2016
+            spawn bash -c 'exec cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$part" "$PORT"
+        fi
+        clients+=("$SPAWNED")
+    done
+    for c in "${clients[@]}"; do wait_exit "$c" 600; done
+    t_sent=$(date +%s.%N)
+    # The clients are done when their bytes are in socket buffers; SIGTERM
+    # only once parqd has read every line.
+    deadline=$((SECONDS + 300))
+    until received || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.02; done
+    R_CPU=$(cpu_seconds "$DPID")
+    kill -TERM "$DPID"
+    while alive "$DPID"; do
+        R_CPU=$(cpu_seconds "$DPID" || echo "$R_CPU")
+        sleep 0.05
+    done
+    t1=$(date +%s.%N)
+    wait_exit "$DPID" 5
+    R_KB=$(cat "$T/hwm-$mode")
+    R_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    R_SEND=$(awk -v a="$t0" -v b="$t_sent" 'BEGIN { printf "%.2f", b - a }')
+    R_ROWS=$(duck "SELECT count(*) AS n FROM read_parquet('$T/daemon-out-$mode/**/*.parquet')" |
+        node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[0].n))')
+}
+daemon_run tcp
+D_S=$R_S D_KB=$R_KB D_CPU=$R_CPU SEND_S=$R_SEND D_ROWS=$R_ROWS
+daemon_run tls
+L_S=$R_S L_KB=$R_KB L_CPU=$R_CPU L_SEND=$R_SEND L_ROWS=$R_ROWS
 
 echo
 echo "1. throughput: $(awk -v b="$BYTES" 'BEGIN { printf "%.1f MiB", b / 1048576 }'), $LINES records" \
-     "(the real log samples, digits varied); daemon rows read back: $D_ROWS"
+     "(the real log samples, digits varied); daemon rows read back: $D_ROWS (TCP), $L_ROWS (TLS)"
 awk -v b="$BYTES" -v n="$LINES" -v cs="$C_S" -v ck="$C_KB" -v cc="$C_CPU" \
-    -v ds="$D_S" -v dk="$D_KB" -v dc="$D_CPU" -v ss="$SEND_S" 'BEGIN {
+    -v ds="$D_S" -v dk="$D_KB" -v dc="$D_CPU" -v ss="$SEND_S" \
+    -v ls="$L_S" -v lk="$L_KB" -v lc="$L_CPU" -v lss="$L_SEND" 'BEGIN {
     printf "  %-28s %8s %9s %12s %10s %9s\n", "", "seconds", "MB/s", "records/s", "peak RSS", "CPU s"
     printf "  %-28s %8.2f %9.1f %12.0f %7.1f MiB %9.2f\n", "parqd convert (file)", cs, b / cs / 1e6, n / cs, ck / 1024, cc
     printf "  %-28s %8.2f %9.1f %12.0f %7.1f MiB %9.2f\n", "parqd daemon (16 TCP clients)", ds, b / ds / 1e6, n / ds, dk / 1024, dc
-    printf "  (the clients finished writing after %.2f s; the clock ran until parqd had read every line, published\n", ss
-    printf "  every file on SIGTERM and exited)\n" }'
+    printf "  %-28s %8.2f %9.1f %12.0f %7.1f MiB %9.2f\n", "parqd daemon (16 TLS clients)", ls, b / ls / 1e6, n / ls, lk / 1024, lc
+    printf "  (the clients finished writing after %.2f s (TCP) and %.2f s (TLS, s_client); the clock ran\n", ss, lss
+    printf "  until parqd had read every line, published every file on SIGTERM and exited)\n" }'
 
 # ---- 2: sidecar -------------------------------------------------------------------------
 RATE=6000

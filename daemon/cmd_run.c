@@ -18,7 +18,11 @@
  * SIGHUP: publish the current files and reload the configuration; an
  * invalid one is reported (file:line:col) and the old one kept. Inputs,
  * the spool and the metrics address stay as they were (a restart changes
- * them); schema, output, limits and log level change. */
+ * them); schema, output, limits and log level change, and so do each
+ * input's TLS files (certificate, key, client CA, allow_subjects) and
+ * allow_uids / allow_gids: those are loaded first, and a failure there
+ * (a key file readable by others, a certificate that does not parse)
+ * keeps the whole running configuration. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -35,6 +39,7 @@
 #include "listenfds.h"
 #include "log.h"
 #include "sdnotify.h"
+#include "tls.h"
 
 /* ---- pipeline callbacks (worker threads) --------------------------------- */
 
@@ -152,11 +157,15 @@ static void on_watchdog(uv_timer_t *t)
 
 /* ---- write path set-up --------------------------------------------------------- */
 
-static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, pq_err *err)
+/* load_keys false: d->keys is already the keyring of d->cf (a reload
+ * going back to the running configuration keeps its keys in memory, since
+ * their files may have changed since they were read). */
+static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, bool load_keys,
+                          pq_err *err)
 {
     const cf_output *o = &d->cf.output;
     cf_writer_opts(&d->cf, &d->wopts);
-    int rc = kr_keyring_load(&d->keys, &d->cf, err);
+    int rc = load_keys ? kr_keyring_load(&d->keys, &d->cf, err) : 0;
     if (rc != 0)
         return rc;
     d->wopts.encryption = kr_keyring_opts(&d->keys);
@@ -283,6 +292,12 @@ static void reload(dm_daemon *d)
         cf_config_free(&next);
         return;
     }
+    ls_security *sec;            /* TLS files first: one that fails changes nothing */
+    if (ls_server_prepare_security(d->ls, &next, &sec, &e) != 0) {
+        lg_error("reload: %s; keeping the running configuration", e.msg);
+        cf_config_free(&next);
+        return;
+    }
     sdn_reloading(NULL);
     lg_info("reload: publishing the current files");
     ls_server_pause(d->ls);
@@ -290,6 +305,8 @@ static void reload(dm_daemon *d)
         lg_warning("reload: not every line could be written; they are replayed from the "
                    "spool under the new configuration");
     uint64_t file_seq = pl_file_seq(d->pl);
+    kr_keyring old_keys = d->keys;       /* for going back: not read again */
+    memset(&d->keys, 0, sizeof d->keys);
     stop_pipeline(d);
     /* The spool, inputs and metrics address belong to the process. */
     cf_config old = d->cf;
@@ -297,7 +314,8 @@ static void reload(dm_daemon *d)
     char *unused_dir = d->cf.spool.dir;
     d->cf.spool = old.spool;
     bool kept_old = false;
-    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
+    if (open_dead_letters(d, &e) != 0 ||
+        start_pipeline(d, sp_committed(d->spool), file_seq, true, &e) != 0) {
         /* E.g. a key file that cannot be read: back to what ran before. */
         kept_old = true;
         lg_error("reload: %s; keeping the running configuration", e.msg);
@@ -306,13 +324,17 @@ static void reload(dm_daemon *d)
         next.spool.dir = unused_dir;
         cf_config_free(&next);
         d->cf = old;
+        d->keys = old_keys;
+        ls_security_free(sec);
         if (open_dead_letters(d, &e) != 0 ||
-            start_pipeline(d, sp_committed(d->spool), file_seq, &e) != 0) {
+            start_pipeline(d, sp_committed(d->spool), file_seq, false, &e) != 0) {
             lg_error("reload: the running configuration cannot restart either: %s; stopping "
                      "(the lines are in the spool)", e.msg);
             exit(3);
         }
     } else {
+        ls_server_commit_security(d->ls, sec);
+        kr_keyring_free(&old_keys);
         old.spool.dir = unused_dir;      /* freed with the old configuration */
         cf_config_free(&old);
     }
@@ -502,14 +524,29 @@ static void init_handles(dm_daemon *d)
         uv_timer_start(&d->watchdog_timer, on_watchdog, wd / 2000, wd / 2000);
 }
 
+/* Private keys (TLS, and the encryption keys' memory through OpenSSL's
+ * allocator) go to OpenSSL's secure heap: locked in memory where the
+ * limits allow, and left out of core dumps. */
+static void secure_heap(const dm_daemon *d)
+{
+    bool tls = false;
+    for (size_t i = 0; i < d->cf.n_inputs; i++)
+        tls |= d->cf.inputs[i].tls != NULL;
+    if ((tls || d->cf.output.encryption.enabled) && !tl_secure_heap_init())
+        lg_warning("could not set up OpenSSL's secure heap; private keys stay in ordinary "
+                   "memory (they are still wiped when freed)");
+}
+
 static int start(dm_daemon *d)
 {
     pq_err e = {0};
+    secure_heap(d);
     sweep_temp(d->cf.output.dir, 0);
     int status = open_spool(d);
     if (status != 0)
         return status;
-    if (open_dead_letters(d, &e) != 0 || start_pipeline(d, sp_committed(d->spool), 0, &e) != 0) {
+    if (open_dead_letters(d, &e) != 0 ||
+        start_pipeline(d, sp_committed(d->spool), 0, true, &e) != 0) {
         lg_error("%s", e.msg);
         return e.code == PQ_ENOMEM ? 3 : 1;
     }

@@ -6,7 +6,19 @@
  *
  * Memory: an idle connection is its uv handle, this struct and nothing
  * else (the framer allocates only while a line is unfinished and gives
- * the buffer back once it is not), about half a KiB. */
+ * the buffer back once it is not), about half a KiB. A TLS connection
+ * adds its cn_tls: OpenSSL's state (a few KiB with SSL_MODE_RELEASE_BUFFERS
+ * while idle) and a handshake timer.
+ *
+ * TLS: ciphertext read into the server's rbuf goes through tl_conn_feed;
+ * plaintext comes out in the server's pbuf and takes the plaintext path
+ * (cn_stream_feed) unchanged. What OpenSSL wants to send (handshake,
+ * alerts) goes out with uv_try_write, queued with uv_write only when the
+ * socket is full, and a peer that lets CN_TLS_OUT_MAX pile up is closed.
+ *
+ * Unix peers: with allow_uids / allow_gids, SO_PEERCRED (and
+ * SO_PEERGROUPS for supplementary groups, where the kernel has it) is
+ * checked right after accept, before a byte is read. */
 #include "listener_int.h"
 
 #include <errno.h>
@@ -17,6 +29,7 @@
 
 #include "counters.h"
 #include "err.h"
+#include "log.h"
 
 /* ---- the byte stream (no sockets: the fuzzer drives this part) ------- */
 
@@ -99,6 +112,182 @@ static void list_append(ls_server *s, ls_conn *c)
     s->tail = c;
 }
 
+/* ---- TLS ----------------------------------------------------------------- */
+
+#define CN_TLS_OUT_MAX ((size_t)256 * 1024)
+
+typedef struct cn_wreq {
+    uv_write_t req;
+    char data[];
+} cn_wreq;
+
+static void on_tls_write(uv_write_t *req, int status)
+{
+    (void)status;                /* a failed write shows up as a read error */
+    free(req);
+}
+
+/* Sends what OpenSSL queued. 0, or -1 when the peer does not read what
+ * it is sent (or memory ran out). */
+static int tls_flush(ls_conn *c)
+{
+    tl_conn *t = &c->tls->t;
+    size_t n;
+    while ((n = tl_conn_pending(t)) > 0) {
+        cn_wreq *w = malloc(sizeof *w + n);
+        if (w == NULL)
+            return -1;
+        n = tl_conn_take(t, w->data, n);
+        uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
+        int sent = uv_try_write(&c->h.stream, &b, 1);
+        if (sent >= 0 && (size_t)sent == n) {
+            free(w);
+            continue;
+        }
+        size_t off = sent > 0 ? (size_t)sent : 0;
+        b = uv_buf_init(w->data + off, (unsigned)(n - off));
+        if ((sent < 0 && sent != UV_EAGAIN) || c->h.stream.write_queue_size > CN_TLS_OUT_MAX ||
+            uv_write(&w->req, &c->h.stream, &b, 1, on_tls_write) != 0) {
+            free(w);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int tls_sink(void *user, const char *data, size_t len)
+{
+    ls_conn *c = user;
+    return cn_stream_feed(&c->st, data, len);
+}
+
+static void tls_refuse(ls_conn *c, dm_refuse reason, const char *why)
+{
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s %s: %s", c->listener->desc, c->peer, why);
+    ls_refused(c->server, reason, detail);
+}
+
+/* Bytes from the socket. 0: go on; 1: the peer ended the stream (close,
+ * delivering an unfinished line); -1: close and drop it. */
+static int conn_feed(ls_conn *c, const char *data, size_t len)
+{
+    if (c->tls == NULL)
+        return cn_stream_feed(&c->st, data, len) == 0 ? 0 : -1;
+    ls_server *s = c->server;
+    char why[256] = "";
+    bool was = c->tls->t.established;
+    tl_result r = tl_conn_feed(&c->tls->t, data, len, s->pbuf, sizeof s->pbuf, tls_sink, c, why,
+                               sizeof why);
+    if (tls_flush(c) != 0 && r == TL_OK)
+        r = TL_BROKEN;
+    if (!was && c->tls->t.established)
+        uv_timer_stop(&c->tls->timer);
+    switch (r) {
+    case TL_OK:
+        return 0;
+    case TL_CLOSED:
+        return 1;
+    case TL_REFUSED_HANDSHAKE:
+        tls_refuse(c, DM_REFUSE_TLS_HANDSHAKE, why);
+        return -1;
+    case TL_REFUSED_SUBJECT:
+        tls_refuse(c, DM_REFUSE_TLS_SUBJECT, why);
+        return -1;
+    default:
+        lg_debug("%s %s: closed: %s", c->listener->desc, c->peer, why[0] ? why : "TLS failure");
+        return -1;
+    }
+}
+
+static void on_handshake_timeout(uv_timer_t *t)
+{
+    cn_tls *ct = t->data;
+    ls_conn *c = ct->conn;
+    if (c == NULL || c->closing)
+        return;
+    char why[96];
+    snprintf(why, sizeof why, "no TLS handshake within %llu ms",
+             (unsigned long long)tl_ctx_handshake_timeout_ms(ct->t.ctx));
+    tls_refuse(c, DM_REFUSE_TLS_HANDSHAKE, why);
+    cn_close(c, false);
+}
+
+static void on_tls_closed(uv_handle_t *h)
+{
+    cn_tls *ct = h->data;
+    ct->server->pending_closes--;
+    free(ct);
+}
+
+static void tls_close(ls_conn *c)
+{
+    cn_tls *ct = c->tls;
+    c->tls = NULL;
+    ct->conn = NULL;
+    tl_conn_free(&ct->t);        /* the session keys are wiped now, not at the callback */
+    uv_timer_stop(&ct->timer);
+    c->server->pending_closes++;
+    uv_close((uv_handle_t *)&ct->timer, on_tls_closed);
+}
+
+static int tls_open(ls_conn *c, tl_ctx *ctx)
+{
+    ls_server *s = c->server;
+    cn_tls *ct = calloc(1, sizeof *ct);
+    if (ct == NULL)
+        return UV_ENOMEM;
+    if (tl_conn_init(&ct->t, ctx) != 0) {
+        free(ct);
+        return UV_ENOMEM;
+    }
+    uv_timer_init(s->loop, &ct->timer);
+    ct->timer.data = ct;
+    ct->conn = c;
+    ct->server = s;
+    c->tls = ct;
+    uv_timer_start(&ct->timer, on_handshake_timeout, tl_ctx_handshake_timeout_ms(ctx), 0);
+    return 0;
+}
+
+/* ---- Unix peer credentials ------------------------------------------------- */
+
+static bool id_in(uint32_t id, const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
+/* Whether the peer of c may write to l; detail says who it was if not. */
+static bool peer_allowed(ls_conn *c, const ls_peer_ids *ids, char *detail, size_t cap)
+{
+    if (ids->n_uids == 0 && ids->n_gids == 0)
+        return true;
+    uv_os_fd_t fd;
+    struct ucred cr;
+    socklen_t len = sizeof cr;
+    if (uv_fileno(&c->h.handle, &fd) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0) {
+        snprintf(detail, cap, "SO_PEERCRED: %s", strerror(errno));
+        return false;
+    }
+    if (id_in(cr.uid, ids->uids, ids->n_uids) || id_in(cr.gid, ids->gids, ids->n_gids))
+        return true;
+#ifdef SO_PEERGROUPS
+    gid_t groups[256];
+    len = sizeof groups;
+    if (ids->n_gids > 0 && getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0)
+        for (size_t i = 0; i < len / sizeof groups[0]; i++)
+            if (id_in(groups[i], ids->gids, ids->n_gids))
+                return true;
+#endif
+    snprintf(detail, cap, "uid %u gid %u (pid %d)", (unsigned)cr.uid, (unsigned)cr.gid,
+             (int)cr.pid);
+    return false;
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
@@ -123,11 +312,11 @@ static void on_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
         list_append(s, c);
     }
     c->in_read = true;
-    int rc = cn_stream_feed(&c->st, buf->base, (size_t)nread);
+    int rc = conn_feed(c, buf->base, (size_t)nread);
     c->in_read = false;
-    if (rc != 0)                 /* the callback gave up on this client (or no memory) */
+    if (rc < 0)                  /* the callback gave up on this client, TLS failed, no memory */
         cn_close(c, false);
-    else if (c->close_requested)
+    else if (rc > 0 || c->close_requested)
         cn_close(c, true);
 }
 
@@ -168,7 +357,7 @@ static void drain_socket(ls_conn *c)
         if (n <= 0)
             return;
         c->in_read = true;
-        int rc = cn_stream_feed(&c->st, s->rbuf, (size_t)n);
+        int rc = conn_feed(c, s->rbuf, (size_t)n);
         c->in_read = false;
         if (rc != 0)
             return;
@@ -194,6 +383,8 @@ void cn_close(ls_conn *c, bool finish)
     uv_read_stop(&c->h.stream);
     if (finish)
         cn_stream_finish(&c->st);
+    if (c->tls != NULL)
+        tls_close(c);
     s->pending_closes++;
     uv_close(&c->h.handle, on_conn_closed);
 }
@@ -236,6 +427,14 @@ static void name_peer(ls_conn *c)
         snprintf(c->peer + 4, sizeof c->peer - 4, "?");
 }
 
+/* A connection that never made it onto the list. */
+static void close_unlisted(ls_conn *c)
+{
+    c->closing = true;
+    c->server->pending_closes++;
+    uv_close(&c->h.handle, on_conn_closed);
+}
+
 int cn_accept(ls_server *s, ls_listener *l)
 {
     ls_conn *c = calloc(1, sizeof *c);
@@ -252,18 +451,29 @@ int cn_accept(ls_server *s, ls_listener *l)
     c->h.handle.data = c;
     c->server = s;
     if ((rc = uv_accept(&l->h.stream, &c->h.stream)) != 0) {
-        c->closing = true;
-        s->pending_closes++;
-        uv_close(&c->h.handle, on_conn_closed);
+        close_unlisted(c);
         return rc;
     }
+    c->listener = l;
     const char *source = l->source;
+    char detail[LSK_NAME_MAX + 96];
+    if (l->type == CF_INPUT_UNIX && !peer_allowed(c, &l->ids, detail, sizeof detail)) {
+        char who[sizeof detail + LSK_NAME_MAX + 40];
+        snprintf(who, sizeof who, "%s: %s", l->desc, detail);
+        ls_refused(s, DM_REFUSE_PEER_CRED, who);
+        close_unlisted(c);       /* nothing was read: nothing it sent lands */
+        return 0;
+    }
     if (l->type == CF_INPUT_TCP) {
         name_peer(c);
         source = c->peer;
         /* A peer that vanished without FIN/RST is found even with
          * idle_timeout 0. */
         uv_tcp_keepalive(&c->h.tcp, 1, 60);
+        if (l->tls != NULL && (rc = tls_open(c, l->tls)) != 0) {
+            close_unlisted(c);
+            return rc;
+        }
     }
     cn_stream_init(&c->st, s->max_line_bytes, source, &s->cb);
     c->last_ms = ls_active_ms(s);

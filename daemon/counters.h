@@ -20,12 +20,23 @@ typedef enum dm_reject {
     DM_REJECT_COUNT
 } dm_reject;
 
+/* Why a connection was closed at once (label `reason` in /metrics). */
+typedef enum dm_refuse {
+    DM_REFUSE_MAX_CONNECTIONS,   /* limits.max_connections reached */
+    DM_REFUSE_OUT_OF_FDS,        /* the process ran out of file descriptors */
+    DM_REFUSE_TLS_HANDSHAKE,     /* TLS input: handshake failed or timed out */
+    DM_REFUSE_TLS_SUBJECT,       /* TLS input: client certificate subject not allowed */
+    DM_REFUSE_PEER_CRED,         /* Unix input: SO_PEERCRED uid/gid not allowed */
+    DM_REFUSE_COUNT
+} dm_refuse;
+
 typedef struct dm_counters {
     /* ingest (loop thread) */
     _Atomic uint64_t records_received;   /* framed lines, oversized included */
     _Atomic uint64_t bytes_received;     /* socket bytes */
     _Atomic uint64_t connections_accepted;
-    _Atomic uint64_t connections_refused;   /* over max_connections, or a refused peer */
+    _Atomic uint64_t connections_refused;   /* every reason below */
+    _Atomic uint64_t connections_refused_by[DM_REFUSE_COUNT];
     _Atomic uint64_t connections_idle_closed;
     _Atomic uint64_t connections_open;      /* gauge */
     _Atomic uint64_t backpressure_us;       /* total time reading was paused */

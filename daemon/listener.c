@@ -38,7 +38,57 @@ typedef struct ls_plan {
     lsk_unix_bound bound;
     char desc[LSK_NAME_MAX + 32];/* "inputs[1] tcp 127.0.0.1:5170", for errors and the log */
     char source[LSK_NAME_MAX];   /* unix: "unix:<path>" */
+    int input;                   /* cf->inputs index, -1 for an extra inherited socket */
+    tl_ctx *tls;                 /* built before binding (a bad certificate binds nothing) */
+    ls_peer_ids ids;
 } ls_plan;
+
+/* ---- an input's security settings -------------------------------------- */
+
+static void ids_free(ls_peer_ids *ids)
+{
+    free(ids->uids);
+    free(ids->gids);
+    memset(ids, 0, sizeof *ids);
+}
+
+static int ids_copy(ls_peer_ids *out, const cf_input *in)
+{
+    memset(out, 0, sizeof *out);
+    if (in->n_allow_uids > 0 && (out->uids = malloc(in->n_allow_uids * sizeof *out->uids)) == NULL)
+        return PQ_ENOMEM;
+    if (in->n_allow_gids > 0 && (out->gids = malloc(in->n_allow_gids * sizeof *out->gids)) == NULL) {
+        ids_free(out);
+        return PQ_ENOMEM;
+    }
+    if (in->n_allow_uids > 0)
+        memcpy(out->uids, in->allow_uids, in->n_allow_uids * sizeof *out->uids);
+    if (in->n_allow_gids > 0)
+        memcpy(out->gids, in->allow_gids, in->n_allow_gids * sizeof *out->gids);
+    out->n_uids = in->n_allow_uids;
+    out->n_gids = in->n_allow_gids;
+    return PQ_OK;
+}
+
+/* The TLS context and allow lists of input i, into *tls and *ids. */
+static int secure_input(const cf_input *in, size_t i, tl_ctx **tls, ls_peer_ids *ids,
+                        pq_err *err)
+{
+    char what[48];
+    *tls = NULL;
+    snprintf(what, sizeof what, "inputs[%zu].tls", i);
+    if (in->tls != NULL) {
+        int rc = tl_ctx_new(tls, in->tls, what, err);
+        if (rc != 0)
+            return rc;
+    }
+    if (ids_copy(ids, in) != 0) {
+        tl_ctx_unref(*tls);
+        *tls = NULL;
+        return pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
+    }
+    return PQ_OK;
+}
 
 /* ---- pass 1: a listening fd per input --------------------------------- */
 
@@ -125,6 +175,8 @@ static void unplan(ls_plan *plans, size_t n)
         if (plans[i].path != NULL)
             lsk_unix_unlink(plans[i].path, &plans[i].bound);
         free(plans[i].path);
+        tl_ctx_unref(plans[i].tls);
+        ids_free(&plans[i].ids);
     }
     free(plans);
 }
@@ -146,7 +198,10 @@ static int plan_all(const cf_config *cf, const ls_inherited *ih, size_t n_ih, ls
         ls_plan *p = &plans[n];
         p->fd = -1;
         p->type = in->type;
+        p->input = (int)i;
         describe_input(p, i, in);
+        if ((rc = secure_input(in, i, &p->tls, &p->ids, err)) != 0)
+            break;
         size_t j = 0;
         while (j < n_ih && (used[j] || !matches(in, &addrs[j])))
             j++;
@@ -160,6 +215,7 @@ static int plan_all(const cf_config *cf, const ls_inherited *ih, size_t n_ih, ls
     for (size_t j = 0; rc == 0 && j < n_ih; j++)
         if (!used[j]) {
             plans[n].fd = -1;
+            plans[n].input = -1;
             rc = plan_extra(&plans[n++], &ih[j], &addrs[j], err);
         }
     free(addrs);
@@ -181,7 +237,20 @@ static void on_connection(uv_stream_t *h, int status);
 static void free_listener(ls_listener *l)
 {
     free(l->path);
+    tl_ctx_unref(l->tls);
+    ids_free(&l->ids);
     free(l);
+}
+
+/* DESIGN.md: a TCP input on a non-loopback address without `tls:` starts
+ * with a warning (anyone on the path can read and forge its records). */
+static void warn_if_exposed(const ls_listener *l, const lsk_addr *a)
+{
+    if (l->type != CF_INPUT_TCP || l->tls != NULL || lsk_is_loopback(a))
+        return;
+    lg_warning("%s: plaintext TCP on a non-loopback address: anyone on the network path "
+               "can read and forge its records (add tls: to the input, or listen on "
+               "127.0.0.1)", l->desc);
 }
 
 static void free_listener_on_close(uv_handle_t *h)
@@ -208,7 +277,12 @@ static int wrap(ls_server *s, ls_plan *p, ls_listener **out, pq_err *err)
     l->type = p->type;
     l->path = p->path;
     l->bound = p->bound;
+    l->input = p->input;
+    l->tls = p->tls;
+    l->ids = p->ids;
     p->path = NULL;
+    p->tls = NULL;
+    memset(&p->ids, 0, sizeof p->ids);
     memcpy(l->source, p->source, sizeof l->source);
     memcpy(l->desc, p->desc, sizeof l->desc);
     int rc = p->type == CF_INPUT_TCP ? uv_tcp_init(s->loop, &l->h.tcp)
@@ -235,8 +309,10 @@ static int wrap(ls_server *s, ls_plan *p, ls_listener **out, pq_err *err)
     if (p->type == CF_INPUT_TCP) {
         lsk_addr a = {.len = sizeof a.ss};
         int len = (int)a.len;
-        if (uv_tcp_getsockname(&l->h.tcp, (struct sockaddr *)&a.ss, &len) == 0)
+        if (uv_tcp_getsockname(&l->h.tcp, (struct sockaddr *)&a.ss, &len) == 0) {
             l->port = lsk_port(&a);
+            warn_if_exposed(l, &a);
+        }
     }
     *out = l;
     return PQ_OK;
@@ -253,6 +329,24 @@ static void unwrap(ls_server *s)
         l->h.handle.data = l;
         uv_close(&l->h.handle, free_listener_on_close);
     }
+}
+
+/* What an operator checks after a change: which inputs use TLS and whom
+ * they let in. */
+static void log_security(const ls_listener *l, const cf_config *cf)
+{
+    if (l->input < 0)
+        return;
+    const cf_input *in = &cf->inputs[l->input];
+    if (in->tls != NULL)
+        lg_info("%s: TLS %s or later%s%s; %zu allow_subjects entr%s", l->desc,
+                in->tls->min_version == 13 ? "1.3" : "1.2",
+                in->tls->client_ca ? ", client certificates signed by " : ", no client certificates",
+                in->tls->client_ca ? in->tls->client_ca : "", in->tls->n_allow_subjects,
+                in->tls->n_allow_subjects == 1 ? "y" : "ies");
+    if (in->n_allow_uids + in->n_allow_gids > 0)
+        lg_info("%s: only peers in allow_uids (%zu) / allow_gids (%zu)", l->desc,
+                in->n_allow_uids, in->n_allow_gids);
 }
 
 int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
@@ -291,6 +385,8 @@ int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
         return rc;
     }
     free(plans);
+    for (size_t i = 0; i < s->n_listeners; i++)
+        log_security(s->listeners[i], cf);
     /* Ours now (the handles work on duplicates). */
     for (size_t j = 0; j < n_inherited; j++)
         close(inherited[j].fd);
@@ -312,16 +408,33 @@ static bool once_a_minute(ls_server *s, bool *logged, uint64_t *last_ms)
     return true;
 }
 
-static void refused(ls_server *s)
+static const char *const refuse_why[DM_REFUSE_COUNT] = {
+    [DM_REFUSE_MAX_CONNECTIONS] = "limits.max_connections reached",
+    [DM_REFUSE_OUT_OF_FDS] = "out of file descriptors",
+    [DM_REFUSE_TLS_HANDSHAKE] = "TLS handshake failed",
+    [DM_REFUSE_TLS_SUBJECT] = "client certificate subject not allowed",
+    [DM_REFUSE_PEER_CRED] = "Unix peer not in allow_uids / allow_gids",
+};
+
+void ls_refused(ls_server *s, dm_refuse reason, const char *detail)
 {
     dm_add(&dm_counters_global.connections_refused, 1);
-    s->refused_unlogged++;
-    if (!once_a_minute(s, &s->refused_logged, &s->refused_log_ms))
+    dm_add(&dm_counters_global.connections_refused_by[reason], 1);
+    s->refused_unlogged[reason]++;
+    if (!once_a_minute(s, &s->refused_logged[reason], &s->refused_log_ms[reason]))
         return;
-    lg_warning("refused %" PRIu64 " connection%s: limits.max_connections (%zu) reached "
-               "(logged at most once a minute)", s->refused_unlogged,
-               s->refused_unlogged == 1 ? "" : "s", s->max_connections);
-    s->refused_unlogged = 0;
+    uint64_t n = s->refused_unlogged[reason];
+    lg_warning("refused %" PRIu64 " connection%s: %s%s%s (logged at most once a minute per "
+               "reason)", n, n == 1 ? "" : "s", refuse_why[reason], detail ? "; latest: " : "",
+               detail ? detail : "");
+    s->refused_unlogged[reason] = 0;
+}
+
+static void refused_full(ls_server *s)
+{
+    char detail[64];
+    snprintf(detail, sizeof detail, "limits.max_connections (%zu)", s->max_connections);
+    ls_refused(s, DM_REFUSE_MAX_CONNECTIONS, detail);
 }
 
 static void schedule_sweep(ls_server *s);
@@ -332,7 +445,7 @@ static void on_connection(uv_stream_t *h, int status)
     ls_server *s = l->server;
     if (status == 0 && s->max_connections > 0 && s->n_conns >= s->max_connections) {
         cn_refuse(s, l);
-        refused(s);
+        refused_full(s);
         return;
     }
     if (status == 0 && (status = cn_accept(s, l)) == 0) {
@@ -342,8 +455,10 @@ static void on_connection(uv_stream_t *h, int status)
     }
     /* Out of fds: libuv sheds pending connections with a spare fd without
      * telling us; EMFILE arrives here only when that trick failed. */
-    if (status == UV_EMFILE || status == UV_ENFILE)
+    if (status == UV_EMFILE || status == UV_ENFILE) {
         dm_add(&dm_counters_global.connections_refused, 1);
+        dm_add(&dm_counters_global.connections_refused_by[DM_REFUSE_OUT_OF_FDS], 1);
+    }
     if (once_a_minute(s, &s->accept_err_logged, &s->accept_err_log_ms))
         lg_warning("%s: accepting a connection failed: %s (logged at most once a minute)",
                    l->desc, uv_strerror(status));
@@ -373,6 +488,85 @@ static void schedule_sweep(ls_server *s)
     }
     uint64_t now = ls_active_ms(s), due = s->head->last_ms + s->idle_timeout_ms;
     uv_timer_start(&s->sweep, on_sweep, due > now ? due - now : 0, 0);
+}
+
+/* ---- reload ------------------------------------------------------------ */
+
+struct ls_security {
+    size_t n;                    /* = the server's n_listeners */
+    tl_ctx **tls;
+    ls_peer_ids *ids;
+    bool *take;                  /* listener i gets tls[i] and ids[i] */
+};
+
+void ls_security_free(ls_security *sec)
+{
+    if (sec == NULL)
+        return;
+    for (size_t i = 0; sec->tls != NULL && sec->ids != NULL && i < sec->n; i++) {
+        tl_ctx_unref(sec->tls[i]);
+        ids_free(&sec->ids[i]);
+    }
+    free(sec->tls);
+    free(sec->ids);
+    free(sec->take);
+    free(sec);
+}
+
+/* Reads everything now, so a bad certificate or key changes nothing. */
+int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **out, pq_err *err)
+{
+    size_t n = s->n_listeners;
+    ls_security *sec = calloc(1, sizeof *sec);
+    *out = NULL;
+    if (sec == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
+    sec->n = n;
+    sec->tls = calloc(n ? n : 1, sizeof *sec->tls);
+    sec->ids = calloc(n ? n : 1, sizeof *sec->ids);
+    sec->take = calloc(n ? n : 1, sizeof *sec->take);
+    int rc = sec->tls && sec->ids && sec->take ? 0
+             : pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const ls_listener *l = s->listeners[i];
+        if (l->input < 0 || (size_t)l->input >= cf->n_inputs)
+            continue;
+        const cf_input *in = &cf->inputs[l->input];
+        ls_plan p = {0};
+        describe_input(&p, (size_t)l->input, in);
+        if (in->type != l->type || strcmp(p.desc, l->desc) != 0 ||
+            (in->tls != NULL) != (l->tls != NULL)) {
+            lg_warning("reload: %s: the new configuration changes this input's address or "
+                       "whether it uses TLS; that takes a restart (kept as it is)", l->desc);
+            continue;
+        }
+        sec->take[i] = true;
+        rc = secure_input(in, (size_t)l->input, &sec->tls[i], &sec->ids[i], err);
+    }
+    if (rc != 0) {
+        ls_security_free(sec);
+        return rc;
+    }
+    *out = sec;
+    return PQ_OK;
+}
+
+/* A connection keeps the context it started with (tl_conn holds a
+ * reference), so swapping under open connections is safe. */
+void ls_server_commit_security(ls_server *s, ls_security *sec)
+{
+    for (size_t i = 0; i < sec->n && i < s->n_listeners; i++) {
+        if (!sec->take[i])
+            continue;
+        ls_listener *l = s->listeners[i];
+        tl_ctx *old = l->tls;
+        l->tls = sec->tls[i];
+        sec->tls[i] = old;
+        ls_peer_ids old_ids = l->ids;
+        l->ids = sec->ids[i];
+        sec->ids[i] = old_ids;
+    }
+    ls_security_free(sec);       /* what was replaced */
 }
 
 /* ---- limits, backpressure --------------------------------------------- */

@@ -27,6 +27,15 @@
  * (the caller's group-commit point: flush the spool, hand a batch on); a
  * read that completes no line (a slow client's fragment) does not call it.
  *
+ * Who may write (issue 11): a TCP input with `tls:` runs every
+ * connection through tls.h (a handshake within handshake_timeout, the
+ * client certificate and subject checked when configured) and hands on
+ * only the decrypted bytes; a Unix input with allow_uids / allow_gids
+ * checks the peer with SO_PEERCRED right after accept. A refused peer is
+ * closed before anything it sent is framed, counted by reason
+ * (dm_refuse) and logged at most once a minute per reason. A plaintext
+ * TCP input bound to a non-loopback address logs a warning at start.
+ *
  * Backpressure: ls_server_pause stops reading every connection
  * (uv_read_stop) and ls_server_resume starts again; accepting continues
  * while paused so clients connect and wait in their socket buffers. */
@@ -83,6 +92,22 @@ int ls_server_bound_port(const ls_server *s, size_t input);
 /* New limits after a reload (max_line_bytes applies to new connections,
  * max_connections and idle_timeout at once). Listeners are not rebound. */
 void ls_server_set_limits(ls_server *s, const cf_config *cf);
+
+/* A reload's new TLS contexts (certificate, key, client CA,
+ * allow_subjects: files read again, the key's mode checked again) and
+ * allow_uids / allow_gids, for the listeners whose input in cf has the
+ * same index and address. Prepare reads everything and changes nothing:
+ * 0 with *out, or an error (err names the input and file). Commit
+ * switches every such listener and frees what it replaced (and sec);
+ * connections already open keep the context they started with. Free
+ * drops a prepared set unused. An input whose address, or whether it
+ * uses TLS, changed is left as it is with a warning: that takes a
+ * restart. */
+typedef struct ls_security ls_security;
+int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **out,
+                               pq_err *err);
+void ls_server_commit_security(ls_server *s, ls_security *sec);
+void ls_security_free(ls_security *sec);
 
 /* Shutdown, step 1: closes the listeners (no new connections). */
 void ls_server_stop_accepting(ls_server *s);

@@ -18,8 +18,10 @@
 #include <uv.h>
 
 #include "connection.h"
+#include "counters.h"
 #include "listener.h"
 #include "lsock.h"
+#include "tls.h"
 
 /* One shared read buffer: the loop thread frames each read before the
  * next one, so connections need no buffer of their own. */
@@ -33,6 +35,13 @@ typedef union ls_handle {
     uv_pipe_t pipe;
 } ls_handle;
 
+/* A Unix input's allow_uids / allow_gids (owned copies: a reload frees
+ * the configuration they came from). Both empty: anyone. */
+typedef struct ls_peer_ids {
+    uint32_t *uids, *gids;
+    size_t n_uids, n_gids;
+} ls_peer_ids;
+
 typedef struct ls_listener {
     ls_handle h;                 /* h.handle.data = this */
     ls_server *server;
@@ -42,15 +51,30 @@ typedef struct ls_listener {
     lsk_unix_bound bound;
     char source[LSK_NAME_MAX];   /* unix: "unix:<path>", every connection's source */
     char desc[LSK_NAME_MAX + 32];/* "inputs[1] tcp 127.0.0.1:5170", for the log */
+    int input;                   /* index in cf->inputs; -1 for an extra inherited socket */
+    tl_ctx *tls;                 /* tcp: TLS context, NULL for plaintext */
+    ls_peer_ids ids;             /* unix: who may connect (SO_PEERCRED) */
 } ls_listener;
+
+/* One connection's TLS side: its state and its handshake timer (a
+ * separate allocation, because the timer closes asynchronously and may
+ * outlive the connection struct by a loop iteration). */
+typedef struct cn_tls {
+    tl_conn t;
+    uv_timer_t timer;            /* handshake timeout; timer.data = this */
+    struct ls_conn *conn;        /* cleared once the connection closes */
+    struct ls_server *server;
+} cn_tls;
 
 typedef struct ls_conn {
     ls_handle h;                 /* h.handle.data = this */
     ls_server *server;
+    const ls_listener *listener; /* outlives its connections */
     struct ls_conn *prev, *next; /* server's activity list; unlinked once closing */
     uint64_t last_ms;            /* active clock at the last byte (or accept) */
     cn_stream st;
     bool closing;
+    cn_tls *tls;                 /* NULL for plaintext and Unix connections */
     bool in_read;                /* inside read_cb: a close must wait for it */
     bool close_requested;        /* close once read_cb is done */
     char peer[64];               /* tcp: "tcp:[<IPv6>]:<port>" (58 at most); unused for unix */
@@ -71,10 +95,11 @@ struct ls_server {
     uint64_t pause_start_ns;     /* uv_hrtime when paused, for backpressure_us */
     uint64_t paused_ms;          /* total paused time: active clock = uv_now - this */
     size_t pending_closes;       /* handles whose close callback has not run yet */
-    bool refused_logged, accept_err_logged;
-    uint64_t refused_log_ms, accept_err_log_ms;
-    uint64_t refused_unlogged;
+    bool refused_logged[DM_REFUSE_COUNT], accept_err_logged;
+    uint64_t refused_log_ms[DM_REFUSE_COUNT], accept_err_log_ms;
+    uint64_t refused_unlogged[DM_REFUSE_COUNT];
     char rbuf[LS_READ_BUF];
+    char pbuf[LS_READ_BUF];      /* TLS: plaintext decrypted from rbuf */
 };
 
 /* The active clock: loop time minus time spent paused. */
@@ -82,6 +107,13 @@ static inline uint64_t ls_active_ms(const ls_server *s)
 {
     return (s->paused ? s->pause_start_ms : uv_now(s->loop)) - s->paused_ms;
 }
+
+/* listener.c */
+/* Counts a refused connection under reason and logs it, at most once a
+ * minute per reason (with how many were refused since, and detail about
+ * the latest: "inputs[1] tcp 0.0.0.0:5171 tcp:192.0.2.7:5123: handshake:
+ * wrong version number"). */
+void ls_refused(ls_server *s, dm_refuse reason, const char *detail);
 
 /* connection.c */
 /* Accepts from l into a new connection at the tail of the list, reading

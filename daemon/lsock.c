@@ -251,3 +251,18 @@ uint16_t lsk_port(const lsk_addr *a)
         return ntohs(((const struct sockaddr_in6 *)(const void *)&a->ss)->sin6_port);
     return 0;
 }
+
+bool lsk_is_loopback(const lsk_addr *a)
+{
+    if (a->ss.ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)&a->ss;
+        return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (a->ss.ss_family == AF_INET6) {
+        const struct in6_addr *in6 = &((const struct sockaddr_in6 *)(const void *)&a->ss)->sin6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(in6))
+            return true;
+        return IN6_IS_ADDR_V4MAPPED(in6) && in6->s6_addr[12] == 127;
+    }
+    return false;
+}

@@ -71,6 +71,10 @@ void lsk_unix_path(const lsk_addr *a, char *buf, size_t cap);
  * print as IPv4), or "?" for another family. */
 void lsk_format_inet(const struct sockaddr *sa, char *buf, size_t cap);
 
+/* Whether an AF_INET/AF_INET6 address is loopback (127.0.0.0/8, ::1, or
+ * an IPv4-mapped 127.x); false for wildcards and every other address. */
+bool lsk_is_loopback(const lsk_addr *a);
+
 /* The port of an AF_INET/AF_INET6 address, 0 otherwise. */
 uint16_t lsk_port(const lsk_addr *a);
 

@@ -79,9 +79,6 @@ static const mt_metric mt_metrics[] = {
      MT_C(bytes_received), 0},
     {"parqd_connections_accepted_total", "counter", "Input connections accepted.",
      MT_C(connections_accepted), 0},
-    {"parqd_connections_refused_total", "counter",
-     "Input connections closed at once: over limits.max_connections, or a peer not allowed.",
-     MT_C(connections_refused), 0},
     {"parqd_connections_idle_closed_total", "counter",
      "Input connections closed after limits.idle_timeout without data.",
      MT_C(connections_idle_closed), 0},
@@ -125,6 +122,14 @@ static const char *const mt_reject_reasons[DM_REJECT_COUNT] = {
     [DM_REJECT_SCHEMA] = "schema",
 };
 
+static const char *const mt_refuse_reasons[DM_REFUSE_COUNT] = {
+    [DM_REFUSE_MAX_CONNECTIONS] = "max_connections",
+    [DM_REFUSE_OUT_OF_FDS] = "out_of_fds",
+    [DM_REFUSE_TLS_HANDSHAKE] = "tls_handshake",
+    [DM_REFUSE_TLS_SUBJECT] = "tls_subject",
+    [DM_REFUSE_PEER_CRED] = "peer_cred",
+};
+
 static uint64_t counter_at(size_t off)
 {
     return dm_get((const _Atomic uint64_t *)((const char *)&dm_counters_global + off));
@@ -141,6 +146,13 @@ static void render_counters(mt_out *o)
         else
             put(o, "%s %" PRIu64 "\n", m->name, v);
     }
+    family(o, "parqd_connections_refused_total", "counter",
+           "Input connections closed at once, by reason: over limits.max_connections, out of "
+           "file descriptors, a failed or timed-out TLS handshake, a client certificate subject "
+           "not allowed, a Unix peer whose uid/gid is not allowed.");
+    for (int r = 0; r < DM_REFUSE_COUNT; r++)
+        put(o, "parqd_connections_refused_total{reason=\"%s\"} %" PRIu64 "\n",
+            mt_refuse_reasons[r], dm_get(&dm_counters_global.connections_refused_by[r]));
     family(o, "parqd_records_rejected_total", "counter",
            "Records written to the dead-letter file instead of Parquet, by reason.");
     for (int r = 0; r < DM_REJECT_COUNT; r++)

@@ -4,6 +4,7 @@
  * output path template, and the mapping onto pq_writer_opts. */
 #include "config.h"
 #include "compress.h"
+#include "config_int.h"
 #include "units.h"
 #include "yamlpos.h"
 
@@ -222,6 +223,9 @@ static void free_inputs(cf_config *c)
     for (size_t i = 0; i < c->n_inputs; i++) {
         free(c->inputs[i].listen.host);
         free(c->inputs[i].path);
+        cf_tls_free(c->inputs[i].tls);
+        free(c->inputs[i].allow_uids);
+        free(c->inputs[i].allow_gids);
     }
     free(c->inputs);
     c->inputs = NULL;
@@ -272,13 +276,57 @@ static int parse_mode(cx *x, yaml_node_t *n, const char *what, int *mode)
     return PQ_OK;
 }
 
+static int parse_tcp_input(cx *x, yaml_node_t *m, const char *what, cf_input *in)
+{
+    char kw[96];
+    const char *s, *why;
+    yaml_node_t *v = yp_get(x->d, m, "listen");
+    if (v == NULL)
+        return yp_err(x->d, m, x->err, "%s: missing key 'listen'", what);
+    snprintf(kw, sizeof kw, "%s.listen", what);
+    int rc = yp_str(x->d, v, kw, &s, x->err);
+    if (rc == 0 && (rc = cf_parse_listen(s, &in->listen, &why)) != 0)
+        return yp_err(x->d, v, x->err, "%s: '%s': %s", kw, s, why);
+    if (rc == 0 && (v = yp_get(x->d, m, "tls")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.tls", what);
+        rc = cf_parse_tls(x->d, v, kw, &in->tls, x->err);
+    }
+    return rc;
+}
+
+static int parse_unix_input(cx *x, yaml_node_t *m, const char *what, cf_input *in)
+{
+    char kw[96];
+    yaml_node_t *v = yp_get(x->d, m, "path");
+    if (v == NULL)
+        return yp_err(x->d, m, x->err, "%s: missing key 'path'", what);
+    snprintf(kw, sizeof kw, "%s.path", what);
+    int rc = yp_strdup(x->d, v, kw, &in->path, x->err);
+    if (rc == 0 && strlen(in->path) > CF_MAX_UNIX_PATH)
+        return yp_err(x->d, v, x->err, "%s: longer than %d bytes, the limit for Unix socket "
+                      "paths", kw, CF_MAX_UNIX_PATH);
+    if (rc == 0 && (v = yp_get(x->d, m, "mode")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.mode", what);
+        rc = parse_mode(x, v, kw, &in->mode);
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "allow_uids")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.allow_uids", what);
+        rc = cf_parse_ids(x->d, v, kw, false, &in->allow_uids, &in->n_allow_uids, x->err);
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "allow_gids")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.allow_gids", what);
+        rc = cf_parse_ids(x->d, v, kw, true, &in->allow_gids, &in->n_allow_gids, x->err);
+    }
+    return rc;
+}
+
 static int parse_input(cx *x, yaml_node_t *m, size_t idx, cf_input *in)
 {
     static const char *const types[] = {"tcp", "unix", NULL};
-    static const char *const tcp_keys[] = {"type", "listen", NULL};
-    static const char *const unix_keys[] = {"type", "path", "mode", NULL};
+    static const char *const tcp_keys[] = {"type", "listen", "tls", NULL};
+    static const char *const unix_keys[] = {"type", "path", "mode", "allow_uids", "allow_gids",
+                                            NULL};
     char what[64], kw[96];
-    const char *why;
     int type;
     snprintf(what, sizeof what, "inputs[%zu]", idx);
     in->mode = -1;
@@ -293,26 +341,7 @@ static int parse_input(cx *x, yaml_node_t *m, size_t idx, cf_input *in)
         return rc;
     in->type = type == 0 ? CF_INPUT_TCP : CF_INPUT_UNIX;
     in->pos = pos_of(m);
-    yaml_node_t *v = yp_get(x->d, m, type == 0 ? "listen" : "path");
-    if (v == NULL)
-        return yp_err(x->d, m, x->err, "%s: missing key '%s'", what, type == 0 ? "listen" : "path");
-    snprintf(kw, sizeof kw, "%s.%s", what, type == 0 ? "listen" : "path");
-    if (type == 0) {
-        const char *s;
-        rc = yp_str(x->d, v, kw, &s, x->err);
-        if (rc == 0 && (rc = cf_parse_listen(s, &in->listen, &why)) != 0)
-            return yp_err(x->d, v, x->err, "%s: '%s': %s", kw, s, why);
-        return rc;
-    }
-    rc = yp_strdup(x->d, v, kw, &in->path, x->err);
-    if (rc == 0 && strlen(in->path) > CF_MAX_UNIX_PATH)
-        return yp_err(x->d, v, x->err, "%s: longer than %d bytes, the limit for Unix socket "
-                      "paths", kw, CF_MAX_UNIX_PATH);
-    if (rc == 0 && (v = yp_get(x->d, m, "mode")) != NULL) {
-        snprintf(kw, sizeof kw, "%s.mode", what);
-        rc = parse_mode(x, v, kw, &in->mode);
-    }
-    return rc;
+    return type == 0 ? parse_tcp_input(x, m, what, in) : parse_unix_input(x, m, what, in);
 }
 
 static bool same_input(const cf_input *a, const cf_input *b)
@@ -659,6 +688,14 @@ static int parse_metrics(cx *x, yaml_node_t *m)
     rc = rc ? rc : yp_str(x->d, v, "metrics.listen", &s, x->err);
     if (rc == 0 && (rc = cf_parse_listen(s, &x->c->metrics.listen, &why)) != 0)
         return yp_err(x->d, v, x->err, "metrics.listen: '%s': %s", s, why);
+    /* The metrics endpoint is never served on an input port: an input's
+     * clients would reach it, and a scraper would reach the input. */
+    for (size_t i = 0; rc == 0 && i < x->c->n_inputs; i++) {
+        const cf_input *in = &x->c->inputs[i];
+        if (in->type == CF_INPUT_TCP && cf_addr_overlaps(&in->listen, &x->c->metrics.listen))
+            return yp_err(x->d, v, x->err, "metrics.listen: '%s' is the address of inputs[%zu]; "
+                          "give the metrics endpoint a port of its own", s, i);
+    }
     x->c->metrics.enabled = rc == 0;
     return rc;
 }

@@ -48,11 +48,32 @@ typedef struct cf_addr {
 
 typedef enum cf_input_type { CF_INPUT_TCP, CF_INPUT_UNIX } cf_input_type;
 
+#define CF_TLS_HANDSHAKE_TIMEOUT_MS 10000
+
+/* A TCP input's `tls:` (config_sec.c). Files are only recorded here; the
+ * daemon reads them (daemon/tls.c), the key only after kf_check_mode. */
+typedef struct cf_tls {
+    char *cert;                  /* PEM: the server certificate (chain) */
+    char *key;                   /* PEM: its private key (mode 0600 or stricter) */
+    char *client_ca;             /* PEM: CAs for client certificates; NULL: none asked */
+    char **allow_subjects;       /* "CN=web-7" or "CN=web-7,O=Example"; NULL if none */
+    size_t n_allow_subjects;
+    int min_version;             /* 12 (TLS 1.2, default) or 13 */
+    uint64_t handshake_timeout_ms;
+    cf_pos pos;
+} cf_tls;
+
 typedef struct cf_input {
     cf_input_type type;
     cf_addr listen;              /* tcp */
+    cf_tls *tls;                 /* tcp: NULL for plaintext */
     char *path;                  /* unix */
     int mode;                    /* unix: permission bits, -1 = leave to umask */
+    /* unix: peers allowed by SO_PEERCRED (uid in allow_uids, or the
+     * peer's primary or a supplementary gid in allow_gids); both empty:
+     * anyone who can open the socket file */
+    uint32_t *allow_uids, *allow_gids;
+    size_t n_allow_uids, n_allow_gids;
     cf_pos pos;
 } cf_input;
 
@@ -144,6 +165,13 @@ void cf_writer_opts(const cf_config *c, pq_writer_opts *o);
 
 /* "host:port", "[v6]:port". Returns 0 or PQ_EINVAL with *why. */
 int cf_parse_listen(const char *s, cf_addr *out, const char **why);
+
+/* Whether two TCP addresses would take the same port on one host: the
+ * same port and the same host, or either host is a wildcard (0.0.0.0, ::). */
+bool cf_addr_overlaps(const cf_addr *a, const cf_addr *b);
+
+/* Frees t and what it owns; NULL is a no-op. */
+void cf_tls_free(cf_tls *t);
 
 /* Checks an output path template; on error *off is the offending offset.
  * daemon/pathtpl.c renders templates and applies the same rules. */

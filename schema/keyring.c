@@ -1,9 +1,12 @@
 /* keyring.c - key files to pq_crypto_key objects and pq_encryption_opts
  * (see keyring.h). */
 #include "keyring.h"
+#include "keyfile.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/crypto.h>
 
 static kr_entry *find_key(kr_keyring *k, const char *id)
 {
@@ -27,11 +30,9 @@ static int add_key(kr_keyring *k, const cf_key *ck, kr_entry **out, pq_err *err)
         *out = e;
         return PQ_OK;
     }
-    kr_entry *keys = realloc(k->keys, (k->n_keys + 1) * sizeof *keys);
-    if (keys == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "encryption: out of memory");
-    k->keys = keys;
-    e = &keys[k->n_keys];
+    if (k->n_keys == k->cap_keys)    /* sized for every key the config names */
+        return pq_err_set(err, PQ_EINVAL, "encryption: more keys than the configuration names");
+    e = &k->keys[k->n_keys];
     memset(e, 0, sizeof *e);
     e->id = strdup(ck->id);
     e->file = strdup(ck->file);
@@ -41,7 +42,8 @@ static int add_key(kr_keyring *k, const cf_key *ck, kr_entry **out, pq_err *err)
         return pq_err_set(err, PQ_ENOMEM, "encryption: out of memory");
     }
     k->n_keys++;
-    int rc = pq_crypto_key_load_hex(&e->key, ck->file, err);
+    int rc = kf_check_mode(ck->file, "encryption key file", err);
+    rc = rc ? rc : pq_crypto_key_load_hex(&e->key, ck->file, err);
     if (rc != 0)
         return rc;
     *out = e;
@@ -84,6 +86,13 @@ int kr_keyring_load(kr_keyring *k, const cf_config *c, pq_err *err)
     if (!e->enabled)
         return PQ_OK;
     kr_entry *footer, *col;
+    /* The entries hold the key bytes: from OpenSSL's secure heap when the
+     * daemon set one up (locked, not in core dumps), wiped on free. */
+    k->cap_keys = 1 + e->n_columns;
+    if ((k->keys = OPENSSL_secure_zalloc(k->cap_keys * sizeof *k->keys)) == NULL) {
+        k->cap_keys = 0;
+        return pq_err_set(err, PQ_ENOMEM, "encryption: out of memory");
+    }
     int rc = add_key(k, &e->footer_key, &footer, err);
     for (size_t i = 0; rc == 0 && i < e->n_columns; i++)
         rc = add_key(k, &e->columns[i].key, &col, err);
@@ -119,7 +128,7 @@ void kr_keyring_free(kr_keyring *k)
         free(k->keys[i].id);
         free(k->keys[i].file);
     }
-    free(k->keys);
+    OPENSSL_secure_clear_free(k->keys, k->cap_keys * sizeof *k->keys);
     free(k->columns);
     memset(k, 0, sizeof *k);
 }

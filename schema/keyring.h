@@ -2,7 +2,10 @@
  * once, keeps the keys for the life of the process (a key counts its
  * cipher invocations across files, Encryption.md 4.1.4), and builds the
  * writer's pq_encryption_opts from the config and the schema's per-column
- * `key:` ids. Key bytes are wiped on kr_keyring_free and never logged. */
+ * `key:` ids. Key bytes are wiped on kr_keyring_free and never logged;
+ * they live in OpenSSL's secure heap when the process set one up
+ * (tl_secure_heap_init), so they are locked and left out of core dumps.
+ * A key file readable by group or others is refused (keyfile.h). */
 #ifndef PQ_KEYRING_H
 #define PQ_KEYRING_H
 
@@ -16,8 +19,8 @@ typedef struct kr_entry {
 } kr_entry;
 
 typedef struct kr_keyring {
-    kr_entry *keys;
-    size_t n_keys;
+    kr_entry *keys;              /* OPENSSL_secure_zalloc'd, cap_keys entries */
+    size_t n_keys, cap_keys;
     pq_column_key *columns;      /* for pq_encryption_opts */
     size_t n_columns;
     pq_encryption_opts opts;

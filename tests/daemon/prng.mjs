@@ -28,11 +28,13 @@ export function seedFrom(arg) {
 /* "tcp:127.0.0.1:5170", "tcp:[::1]:5170", "unix:/path" -> net.connect options */
 export function parseTarget(t) {
   if (t.startsWith('unix:')) return { path: t.slice(5), kind: 'unix' };
-  let m = /^tcp:\[([^\]]+)\]:(\d+)$/.exec(t);
+  let m = /^tls:([^:]+):(\d+)$/.exec(t);
+  if (m) return { host: m[1], port: Number(m[2]), kind: 'tls', tls: true };
+  m = /^tcp:\[([^\]]+)\]:(\d+)$/.exec(t);
   if (m) return { host: m[1], port: Number(m[2]), kind: 'tcp6' };
   m = /^tcp:([^:]+):(\d+)$/.exec(t);
   if (m) return { host: m[1], port: Number(m[2]), kind: 'tcp4' };
-  throw new Error(`bad target ${t} (tcp:HOST:PORT, tcp:[V6]:PORT or unix:PATH)`);
+  throw new Error(`bad target ${t} (tcp:HOST:PORT, tcp:[V6]:PORT, tls:HOST:PORT or unix:PATH)`);
 }
 
 /* --name value options and positional arguments. */

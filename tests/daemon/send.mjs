@@ -5,15 +5,19 @@
 // random delays, blank lines are sprinkled in, and some connections close
 // without a final newline. Targets rotate over the --targets list.
 //
-//   node send.mjs --targets tcp:127.0.0.1:P,tcp:[::1]:P,unix:/x.sock
+//   node send.mjs --targets tcp:127.0.0.1:P,tcp:[::1]:P,unix:/x.sock,tls:127.0.0.1:P
 //        [--clients 50] [--seed N] [--blank 200] [--max-chunk 8192]
-//        [--max-delay-ms 3] [--bulk] FILE...
+//        [--max-delay-ms 3] [--bulk] [--ca CA.pem] [--cert C.pem --key K.pem] FILE...
+//
+// tls: targets connect with TLS (server name "localhost", verified
+// against --ca; --cert/--key present a client certificate).
 //
 // --bulk (benchmarks): 64 KiB writes, no delays, lines dealt round-robin.
 // Prints the seed first (pass it back with --seed to repeat a run), then
 // one summary line. Exit 1 when a connection failed.
 import fs from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import { prng, seedFrom, parseTarget, parseArgs, sleep } from './prng.mjs';
 
 const o = parseArgs(process.argv.slice(2), {
@@ -27,6 +31,10 @@ const nclients = Number(o.clients);
 const maxChunk = Number(o['max-chunk']);
 const bulk = o.bulk === true;
 const maxDelay = bulk ? 0 : Number(o['max-delay-ms']);
+const tlsOpts = {};
+if (o.ca) tlsOpts.ca = fs.readFileSync(o.ca);
+if (o.cert) tlsOpts.cert = fs.readFileSync(o.cert);
+if (o.key) tlsOpts.key = fs.readFileSync(o.key);
 
 // Every non-blank line of every file.
 const lines = [];
@@ -80,11 +88,16 @@ async function client(i, data) {
     plan.push([off, n, rand.int(0, maxDelay)]);
     off += n;
   }
-  const sock = net.connect(t.path ? { path: t.path } : { host: t.host, port: t.port });
+  const sock = t.tls
+    ? tls.connect({ host: t.host, port: t.port, servername: 'localhost', ...tlsOpts })
+    : net.connect(t.path ? { path: t.path } : { host: t.host, port: t.port });
   sock.setNoDelay(true);
   let failed = null;
   sock.on('error', e => { failed = failed || e; });
-  await new Promise((res, rej) => { sock.once('connect', res); sock.once('error', rej); });
+  await new Promise((res, rej) => {
+    sock.once(t.tls ? 'secureConnect' : 'connect', res);
+    sock.once('error', rej);
+  });
   for (const [off, n, delay] of plan) {
     if (failed) break;
     if (!sock.write(data.subarray(off, off + n)))

@@ -108,8 +108,9 @@ check "metrics: connections accepted >= $conns ($(metric "$M" parqd_connections_
     test "$(metric "$M" parqd_connections_accepted_total)" -ge "$conns"
 check "metrics: idle-closed connections >= $IDLE ($(metric "$M" parqd_connections_idle_closed_total))" \
     test "$(metric "$M" parqd_connections_idle_closed_total)" -ge "$IDLE"
-check "metrics: no connection refused ($(metric "$M" parqd_connections_refused_total))" \
-    test "$(metric "$M" parqd_connections_refused_total)" = 0
+REFUSED='parqd_connections_refused_total{reason="max_connections"}'
+check "metrics: no connection refused ($(metric "$M" "$REFUSED"))" \
+    test "$(metric "$M" "$REFUSED")" = 0
 check "metrics: 0 connections open at the end ($(metric "$M" parqd_connections_open))" \
     test "$(metric "$M" parqd_connections_open)" = 0
 check "metrics: rejected invalid_json = $GARBAGE ($(metric "$M" 'parqd_records_rejected_total{reason="invalid_json"}'))" \

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ static void write_file(const char *name, const char *text)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+    assert_int_equal(chmod(path, 0600), 0);   /* key files must be private */
 }
 
 static int setup(void **state)
@@ -112,6 +114,40 @@ static void test_keyring_refuses_undeclared_schema_key_without_leaking_keys(void
     (void)k;
 }
 
+/* As ssh: a key file that group or others may read is refused, and the
+ * message names the file and its mode, never the key. */
+static void test_keyring_refuses_group_or_world_readable_key_file(void **state)
+{
+    (void)state;
+    static const mode_t modes[] = {0640, 0604, 0644, 0620};
+    char path[128];
+    snprintf(path, sizeof path, "%s/k1.hex", dir);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        cf_config c;
+        kr_keyring k;
+        pq_err err = {0};
+        char want[64];
+        assert_int_equal(chmod(path, modes[i]), 0);
+        assert_int_not_equal(load(CONFIG, &c, &k, &err), 0);
+        snprintf(want, sizeof want, "(mode %04o); chmod 600 it", (unsigned)modes[i]);
+        assert_non_null(strstr(err.msg, path));
+        assert_non_null(strstr(err.msg, want));
+        assert_non_null(strstr(err.msg, (modes[i] & 044) ? "is readable by group or others"
+                                                          : "is accessible by group or others"));
+        assert_null(strstr(err.msg, "1011121314"));
+        kr_keyring_free(&k);
+        cf_config_free(&c);
+    }
+    assert_int_equal(chmod(path, 0400), 0);  /* owner-only stays fine */
+    cf_config c;
+    kr_keyring k;
+    pq_err err = {0};
+    assert_int_equal(load(CONFIG, &c, &k, &err), 0);
+    kr_keyring_free(&k);
+    cf_config_free(&c);
+    assert_int_equal(chmod(path, 0600), 0);
+}
+
 static void test_keyring_off_without_encryption(void **state)
 {
     (void)state;
@@ -129,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keyring_builds_writer_options_from_config_and_schema),
         cmocka_unit_test(test_keyring_refuses_undeclared_schema_key_without_leaking_keys),
+        cmocka_unit_test(test_keyring_refuses_group_or_world_readable_key_file),
         cmocka_unit_test(test_keyring_off_without_encryption),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
