@@ -152,11 +152,26 @@ port_busy() {
     timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null
 }
 
+# mono_now: MONO = whole seconds since boot. Deadlines use this clock, not
+# bash's $SECONDS: that follows the wall clock, which a VM may step while
+# a test waits (seen: a 180 s wait "timing out" after 2 s).
+mono_now() {
+    read -r MONO _ </proc/uptime
+    MONO=${MONO%.*}
+}
+
+# mono_before DEADLINE: true while the monotonic clock is before DEADLINE.
+mono_before() {
+    mono_now
+    [ "$MONO" -lt "$1" ]
+}
+
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s; false on timeout.
 wait_for() {
-    local deadline=$((SECONDS + $1))
+    mono_now
+    local deadline=$((MONO + $1))
     shift
-    while [ "$SECONDS" -lt "$deadline" ]; do
+    while mono_before "$deadline"; do
         "$@" && return 0
         sleep 0.1
     done
@@ -189,8 +204,9 @@ daemon_start() {
 # daemon_wait_ready LOG N SECONDS: waits for more than N "ready (" lines
 # in LOG while $DPID lives.
 daemon_wait_ready() {
-    local deadline=$((SECONDS + $3)) c
-    while [ "$SECONDS" -lt "$deadline" ]; do
+    mono_now
+    local deadline=$((MONO + $3)) c
+    while mono_before "$deadline"; do
         c=$(grep -c 'ready (' "$1" 2>/dev/null)
         [ "${c:-0}" -gt "$2" ] && return 0
         alive "$DPID" || return 1
@@ -203,8 +219,9 @@ daemon_wait_ready() {
 # EXIT_STATUS to its status, or "timeout" (then it is still running).
 # Not in $(...): a subshell cannot wait for this shell's children.
 wait_exit() {
-    local deadline=$((SECONDS + $2))
-    while alive "$1" && [ "$SECONDS" -lt "$deadline" ]; do
+    mono_now
+    local deadline=$((MONO + $2))
+    while alive "$1" && mono_before "$deadline"; do
         sleep 0.1
     done
     if alive "$1"; then
