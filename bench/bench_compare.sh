@@ -6,7 +6,7 @@
 #
 # Inputs (cached in BUILD/bench-e2e, regenerated only when missing):
 #   access  generated HTTP access logs (bench/gen_logs.mjs, seed 1), ~700
-#           bytes a line, with their typed schema conf/schemas/access-bench.yaml
+#           bytes a line, with their typed schema conf/schemas/access.yaml
 #   mix     the real log samples, digits varied (bench/e2e_input.mjs, the
 #           input of bench_e2e.sh and bench_daemon.sh)
 # Contenders, each run RUNS times (interleaved, so drift hits all alike;
@@ -33,7 +33,7 @@ BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 MB=${2:-${BENCH_ACCESS_MB:-200}}
 RUNS=${3:-${BENCH_RUNS:-3}}
 MIX_MB=${4:-${BENCH_MIX_MB:-200}}
-SCHEMA=$ROOT/conf/schemas/access-bench.yaml
+SCHEMA=$ROOT/conf/schemas/access.yaml
 . "$ROOT/tests/daemon/lib.sh"
 lib_init bench_compare
 command -v /usr/bin/time >/dev/null || { echo "bench_compare: needs /usr/bin/time (apt-get install time)"; exit 1; }
@@ -168,7 +168,7 @@ for r in $(seq "$RUNS"); do
     round access "$ACCESS" "$SCHEMA"
     round mix "$MIX"
 done
-report access "$ACCESS" "generated access logs (bench/gen_logs.mjs, seed 1); typed schema conf/schemas/access-bench.yaml"
+report access "$ACCESS" "generated access logs (bench/gen_logs.mjs, seed 1); typed schema conf/schemas/access.yaml"
 report mix "$MIX" "real log mix (bench/e2e_input.mjs); default schema only (no typed schema covers the mix)"
 echo
 echo "  speed = DuckDB 2-thread seconds / these seconds (above 1: faster than DuckDB);"

@@ -6,7 +6,7 @@
 //           milliseconds and varied offsets (or Z), nested request /
 //           response / client objects, trace and span ids, tag arrays, and
 //           fields present in some lines only (user_id, referer, error).
-//           conf/schemas/access-bench.yaml is their typed schema.
+//           conf/schemas/access.yaml is their typed schema.
 //   app     application logs: a level distribution, service names,
 //           templated messages with variables, nested context objects,
 //           now and then an exception with a stack.

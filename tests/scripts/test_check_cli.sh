@@ -142,6 +142,9 @@ cp "$ROOT/conf/parqd.yaml" "$TMP/example/parqd.yaml"
 cp "$TMP/conf/schemas/access.yaml" "$TMP/example/schemas/access.yaml"
 run "conf/parqd.yaml" 0 check --config example/parqd.yaml
 has_out "conf/parqd.yaml" "output: /var/lib/parqd/out/dt=%Y-%m-%d/hour=%H/{host}-{pid}-{seq}.parquet"
+# as shipped: its schema path resolves to a schema in the repository
+run "the repository's conf/parqd.yaml" 0 check --config "$ROOT/conf/parqd.yaml"
+has_out "the repository's conf/parqd.yaml" "  optional int64 response_bytes;"
 
 # --- usage ------------------------------------------------------------------
 run "unexpected argument" 1 check extra
