@@ -181,6 +181,15 @@ wait_for() {
 wait_port() { wait_for "${3:-20}" port_busy "$1" "$2"; }
 wait_log() { wait_for "${3:-20}" grep -q -- "$2" "$1"; } # wait_log FILE PATTERN [SECONDS]
 
+# raise_fd_limit N: raises this shell's open-file limit to N (or to the
+# hard limit, if lower); FD_LIMIT is the limit afterwards.
+raise_fd_limit() {
+    if [ "$(ulimit -n)" -lt "$1" ]; then
+        ulimit -n "$1" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
+    fi
+    FD_LIMIT=$(ulimit -n)
+}
+
 # alive PID: the process exists and is not a zombie.
 alive() {
     [ -e "/proc/$1/status" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null

@@ -28,13 +28,10 @@ MAX_BUF_MIB=16
 IDLE_S=3
 
 # 2,000 idle sockets plus the others, on both ends: raise the fd limit.
-want_fds=$((IDLE * 2 + 512))
-if [ "$(ulimit -n)" -lt "$want_fds" ]; then
-    ulimit -n "$want_fds" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
-fi
-if [ "$(ulimit -n)" -lt "$want_fds" ]; then
-    IDLE=$((($(ulimit -n) - 512) / 2))
-    note "open files limited to $(ulimit -n): $IDLE idle connections instead of 2000"
+raise_fd_limit $((IDLE * 2 + 512))
+if [ "$FD_LIMIT" -lt $((IDLE * 2 + 512)) ]; then
+    IDLE=$(((FD_LIMIT - 512) / 2))
+    note "open files limited to $FD_LIMIT: $IDLE idle connections instead of 2000"
 fi
 
 PORT=$(free_port)

@@ -28,13 +28,10 @@ HALF=${HALF_OPEN:-1000}
 GOOD=20000
 MAX_BUF_MIB=16
 MAX_LINE=$((1024 * 1024))
-want_fds=$((HALF * 2 + 512))
-if [ "$(ulimit -n)" -lt "$want_fds" ]; then
-    ulimit -n "$want_fds" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
-fi
-if [ "$(ulimit -n)" -lt "$want_fds" ]; then
-    HALF=$((($(ulimit -n) - 512) / 2))
-    note "open files limited to $(ulimit -n): $HALF half-open connections instead of 1000"
+raise_fd_limit $((HALF * 2 + 512))
+if [ "$FD_LIMIT" -lt $((HALF * 2 + 512)) ]; then
+    HALF=$(((FD_LIMIT - 512) / 2))
+    note "open files limited to $FD_LIMIT: $HALF half-open connections instead of 1000"
 fi
 
 PKI="$T/pki"
