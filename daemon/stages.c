@@ -60,6 +60,7 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         b->fatal = PQ_ENOMEM;
         return;
     }
+    sh_shredder_new_batch(wk->sh);
     for (size_t i = 0; i < b->n_lines; i++) {
         int rc = shred_line(p, wk, b, i);
         if (rc != 0) {

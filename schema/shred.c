@@ -119,8 +119,11 @@ static const sh_trie *trie_find(const sh_trie *n, const char *key, size_t len)
 
 /* Every key and string the builders get comes from the JSON parser, which
  * has already refused invalid UTF-8 and lone surrogates (json.h): checking
- * again cost 5% of a default-schema run. */
+ * again cost 5% of a default-schema run. Column builders keep their key
+ * dictionary across records (vr_opts.shared_dict): records of one shape
+ * then skip the per-record sort and renumbering, and share one metadata. */
 static const vr_opts builder_opts = {.trust_utf8 = true};
+static const vr_opts column_opts = {.trust_utf8 = true, .shared_dict = true};
 
 static int setup_columns(sh_shredder *s, pq_err *err)
 {
@@ -140,13 +143,21 @@ static int setup_columns(sh_shredder *s, pq_err *err)
         }
         if (c->type->kind == SC_VARIANT && (int)i != s->spec->rest) {
             s->variants[i] = calloc(1, sizeof(vr_builder));
-            if (s->variants[i] == NULL || vr_builder_init(s->variants[i], &builder_opts) != 0)
+            if (s->variants[i] == NULL || vr_builder_init(s->variants[i], &column_opts) != 0)
                 return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
         }
     }
     if (trie_index(&s->root) != 0)
         return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
     return PQ_OK;
+}
+
+void sh_shredder_new_batch(sh_shredder *s)
+{
+    vr_builder_forget_dict(&s->rest);
+    for (size_t i = 0; i < s->spec->n_columns; i++)
+        if (s->variants[i] != NULL)
+            vr_builder_forget_dict(s->variants[i]);
 }
 
 int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err)
@@ -163,7 +174,7 @@ int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err)
     pq_buf_init(&s->wkb);
     vs_state_init(&s->vshred);
     int rc = json_parser_init(&s->parser, 0) || json_parser_init(&s->replay, 0) ||
-             vr_builder_init(&s->rest, &builder_opts) ||
+             vr_builder_init(&s->rest, &column_opts) ||
              vr_builder_init(&s->nested, &builder_opts) ||
              gj_converter_init(&s->geo) ? PQ_ENOMEM : 0;
     if (rc != 0)

@@ -44,4 +44,11 @@ void sh_shredder_destroy(sh_shredder *s);
 int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
                   int64_t ingest_us, pq_err *err);
 
+/* Variant columns share one key dictionary between consecutive records
+ * (vr_opts.shared_dict). Starting it afresh at the start of each batch of
+ * lines makes every record's bytes depend only on the batch it is in, not
+ * on which worker's shredder shredded what before: the same input gives
+ * the same file with any number of workers. */
+void sh_shredder_new_batch(sh_shredder *s);
+
 #endif

@@ -57,6 +57,7 @@ struct vr_keyref {
     uint32_t off;        /* into keybytes */
     uint32_t len;
     uint64_t prefix;     /* first 8 bytes, big-endian, zero-padded (vr_keycmp) */
+    uint32_t record;     /* shared_dict: the last record that used it */
 };
 
 struct vr_slot {
@@ -361,23 +362,43 @@ void vr_builder_free(vr_builder *b)
     memset(b, 0, sizeof *b);
 }
 
+/* shared_dict: whether the next record may keep the dictionary. */
+static bool vr_keep_dict(const vr_builder *b)
+{
+    return b->opts.shared_dict && !b->forget_dict && b->nkeys <= VR_SHARED_MAX_KEYS &&
+           b->keybytes.len <= VR_SHARED_MAX_BYTES && b->used_keys * 2 >= b->nkeys &&
+           b->meta_keys == b->nkeys;
+}
+
 void vr_builder_reset(vr_builder *b)
 {
+    bool keep = vr_keep_dict(b);
     pq_buf_reset(&b->stack);
     pq_buf_reset(&b->spare);
-    pq_buf_reset(&b->meta);
-    pq_buf_reset(&b->keybytes);
     b->nframes = 0;
     b->nents = 0;
-    b->nkeys = 0;
     b->have_root = false;
+    b->record++;
+    b->used_keys = 0;
+    b->forget_dict = false;
     pq_err_clear(&b->err);
+    if (keep)
+        return;
+    pq_buf_reset(&b->meta);
+    pq_buf_reset(&b->keybytes);
+    b->nkeys = 0;
+    b->meta_keys = 0;
     /* Bumping the generation empties the intern table in O(1). */
     if (++b->gen == 0) {
         if (b->slots != NULL)
             memset(b->slots, 0, b->nslots * sizeof *b->slots);
         b->gen = 1;
     }
+}
+
+void vr_builder_forget_dict(vr_builder *b)
+{
+    b->forget_dict = true;
 }
 
 /* ---- builder: key dictionary -------------------------------------------- */
@@ -467,6 +488,7 @@ static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
     b->keys[b->nkeys].off = (uint32_t)(b->keybytes.len - len);
     b->keys[b->nkeys].len = (uint32_t)len;
     b->keys[b->nkeys].prefix = vr_key_prefix((const uint8_t *)name, len);
+    b->keys[b->nkeys].record = b->record - 1;
     b->slots[i].id = (uint32_t)b->nkeys;
     b->slots[i].gen = b->gen;
     *id = (uint32_t)b->nkeys++;
@@ -753,6 +775,10 @@ int vr_key(vr_builder *b, const char *name, size_t len)
     int rc = vr_intern(b, name, len, &id);
     if (rc != 0)
         return rc;
+    if (b->keys[id].record != b->record) {
+        b->keys[id].record = b->record;
+        b->used_keys++;
+    }
     f->key = id;
     f->has_key = true;
     return 0;
@@ -982,11 +1008,13 @@ static int vr_sort_dict(vr_builder *b)
         b->perm[s[i].id] = (uint32_t)i;
         s[i].off = b->keys[s[i].id].off;
         s[i].len = b->keys[s[i].id].len;
+        s[i].idx = b->keys[s[i].id].record;
     }
     for (i = 0; i < k; i++) {
         b->keys[i].off = s[i].off;
         b->keys[i].len = s[i].len;
         b->keys[i].prefix = vr_key_prefix(b->keybytes.data + s[i].off, s[i].len);
+        b->keys[i].record = s[i].idx;
     }
     for (i = 0; i < b->nslots; i++)
         if (b->slots[i].gen == b->gen)
@@ -1026,12 +1054,15 @@ int vr_finish(vr_builder *b, vr_variant *out)
     if (!b->have_root)
         return pq_err_set(&b->err, PQ_ESTATE, "variant: finish without any value");
     int rc = 0;
-    if (!b->opts.unsorted_dict && b->nkeys > 1)
-        rc = vr_sort_dict(b);
-    if (rc == 0)
-        rc = vr_write_meta(b);
-    if (rc != 0)
-        return rc;
+    if (!b->opts.shared_dict || b->meta_keys != b->nkeys || b->meta.len == 0) {
+        if (!b->opts.unsorted_dict && b->nkeys > 1)
+            rc = vr_sort_dict(b);
+        if (rc == 0)
+            rc = vr_write_meta(b);
+        if (rc != 0)
+            return rc;
+        b->meta_keys = b->nkeys;
+    }
     out->metadata = b->meta.data;
     out->metadata_len = b->meta.len;
     out->value = b->stack.data;

@@ -91,7 +91,20 @@ typedef struct vr_opts {
     bool unsorted_dict;   /* keep keys in first-seen order, sorted_strings 0
                            * (what Spark writes; saves the sort at finish) */
     bool trust_utf8;      /* caller already validated keys/strings as UTF-8 */
+    /* Keep the key dictionary from record to record: a record whose keys
+     * are all known reuses the previous metadata as is (no sort, no id
+     * renumbering, byte-identical metadata that Parquet's dictionary
+     * encoding then stores once). Each record's metadata may then hold
+     * keys it does not use, which VariantEncoding.md allows. The
+     * dictionary starts afresh when it passes VR_SHARED_MAX_KEYS keys or
+     * VR_SHARED_MAX_BYTES bytes, or when a record used under half of it
+     * (a stream of differently shaped records), so metadata stays within
+     * about twice a record's own. */
+    bool shared_dict;
 } vr_opts;
+
+#define VR_SHARED_MAX_KEYS 1024
+#define VR_SHARED_MAX_BYTES ((size_t)16 << 10)
 
 /* One finished record. Points into the builder; valid until the next call
  * on it. */
@@ -148,6 +161,12 @@ typedef struct vr_builder {
     vr_walk *walk;          /* traversal stack for finish */
     size_t walk_cap;
     bool have_root;         /* the record's top-level value has begun */
+    /* shared_dict: keys [0, meta_keys) are sorted and in meta; the record
+     * counter and how many distinct keys the current record used */
+    size_t meta_keys;
+    uint32_t record;
+    size_t used_keys;
+    bool forget_dict;
 } vr_builder;
 
 /* ---- builder ----------------------------------------------------------- */
@@ -157,6 +176,8 @@ int vr_builder_init(vr_builder *b, const vr_opts *opts);
 void vr_builder_free(vr_builder *b);
 /* Starts a new record; keeps every buffer. */
 void vr_builder_reset(vr_builder *b);
+/* shared_dict: the next record starts a fresh dictionary. */
+void vr_builder_forget_dict(vr_builder *b);
 
 int vr_begin_object(vr_builder *b);
 /* The key of the next value. name is copied; need not be NUL-terminated. */

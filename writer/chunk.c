@@ -178,6 +178,7 @@ static int sample_compress(chunk_state *st, pq_err *err)
 static int sample_size(chunk_state *st, pq_encoding enc, sample_range r, size_t *size, pq_err *err)
 {
     pq_chunk_work *w = st->w;
+    *size = SIZE_MAX;
     const uint32_t *indices = enc == PQ_ENC_RLE_DICTIONARY
         ? (const uint32_t *)(const void *)w->indices.data : NULL;
     pq_buf_reset(&w->body);

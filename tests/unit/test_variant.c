@@ -1242,6 +1242,125 @@ static void test_variant_reset_reuses_buffers(void **state)
     vr_builder_free(&b);
 }
 
+/* ---- shared dictionary (vr_opts.shared_dict) ----------------------------- */
+
+/* {keys[0]: 0, keys[1]: 1, ...} as one record. */
+static void build_keys(vr_builder *b, const char *const *keys, size_t n, vr_variant *v)
+{
+    vr_builder_reset(b);
+    OK(vr_begin_object(b));
+    for (size_t i = 0; i < n; i++) {
+        OK(vr_key(b, keys[i], strlen(keys[i])));
+        OK(vr_int(b, (int64_t)i));
+    }
+    OK(vr_end_object(b));
+    finish(b, v);
+}
+
+static uint32_t dict_size(const vr_variant *v)
+{
+    vr_meta m;
+    pq_err err = {0};
+    OK(vr_meta_open(&m, v->metadata, v->metadata_len, &err));
+    assert_true(m.sorted);
+    return m.size;
+}
+
+/* Records of one shape share byte-identical metadata whatever their key
+ * order; a new key grows the dictionary, which stays sorted; each record
+ * still decodes to exactly its own fields. */
+static void test_variant_shared_dict_reuses_metadata_across_records(void **state)
+{
+    (void)state;
+    vr_opts o = {.shared_dict = true};
+    vr_builder b;
+    vr_variant v;
+    OK(vr_builder_init(&b, &o));
+    const char *r1[] = {"host", "a", "zeta"}, *r2[] = {"zeta", "host", "a"};
+    build_keys(&b, r1, 3, &v);
+    assert_json(&v, "{\"a\":1,\"host\":0,\"zeta\":2}");
+    size_t mlen = v.metadata_len;
+    uint8_t *m1 = malloc(mlen);
+    assert_non_null(m1);
+    memcpy(m1, v.metadata, mlen);
+    build_keys(&b, r2, 3, &v);
+    assert_json(&v, "{\"a\":2,\"host\":1,\"zeta\":0}");
+    assert_bytes(v.metadata, v.metadata_len, m1, mlen);
+    const char *r3[] = {"b", "zeta", "a", "host"};
+    build_keys(&b, r3, 4, &v);
+    assert_json(&v, "{\"a\":2,\"b\":0,\"host\":3,\"zeta\":1}");
+    assert_int_equal(dict_size(&v), 4);
+    /* a record of fewer keys still sees only its own fields */
+    const char *r4[] = {"host", "b"};
+    build_keys(&b, r4, 2, &v);
+    assert_json(&v, "{\"b\":1,\"host\":0}");
+    assert_int_equal(dict_size(&v), 4);
+    free(m1);
+    vr_builder_free(&b);
+}
+
+/* The dictionary starts afresh after a record that used under half of it,
+ * after vr_builder_forget_dict, and after a record that failed; without
+ * shared_dict every record has its own. */
+static void test_variant_shared_dict_starts_afresh(void **state)
+{
+    (void)state;
+    vr_opts o = {.shared_dict = true};
+    vr_builder b, plain;
+    vr_variant v;
+    OK(vr_builder_init(&b, &o));
+    OK(vr_builder_init(&plain, NULL));
+    const char *wide[] = {"a", "b", "c", "d", "e", "f"}, *one[] = {"c"};
+    build_keys(&b, wide, 6, &v);
+    build_keys(&b, one, 1, &v);          /* kept: the last record used 6 of 6 */
+    assert_int_equal(dict_size(&v), 6);
+    assert_json(&v, "{\"c\":0}");
+    build_keys(&b, one, 1, &v);          /* afresh: the last used 1 of 6 */
+    assert_int_equal(dict_size(&v), 1);
+    build_keys(&b, wide, 6, &v);
+    vr_builder_forget_dict(&b);
+    build_keys(&b, one, 1, &v);
+    assert_int_equal(dict_size(&v), 1);
+    build_keys(&b, wide, 6, &v);
+    vr_builder_reset(&b);                /* a record that fails half-way */
+    OK(vr_begin_object(&b));
+    OK(vr_key(&b, "new", 3));
+    assert_int_not_equal(vr_key(&b, "again", 5), 0);
+    build_keys(&b, one, 1, &v);
+    assert_int_equal(dict_size(&v), 1);
+    build_keys(&plain, wide, 6, &v);
+    build_keys(&plain, one, 1, &v);
+    assert_int_equal(dict_size(&v), 1);
+    vr_builder_free(&b);
+    vr_builder_free(&plain);
+}
+
+/* Past VR_SHARED_MAX_KEYS keys the dictionary is not kept. */
+static void test_variant_shared_dict_is_bounded(void **state)
+{
+    (void)state;
+    vr_opts o = {.shared_dict = true};
+    vr_builder b;
+    vr_variant v;
+    OK(vr_builder_init(&b, &o));
+    size_t n = VR_SHARED_MAX_KEYS + 1;
+    char (*names)[16] = calloc(n, sizeof *names);
+    const char **keys = calloc(n, sizeof *keys);
+    assert_non_null(names);
+    assert_non_null(keys);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "k%05zu", i);
+        keys[i] = names[i];
+    }
+    build_keys(&b, keys, n, &v);
+    assert_int_equal(dict_size(&v), n);
+    build_keys(&b, keys, 1, &v);
+    assert_int_equal(dict_size(&v), 1);
+    free(keys);
+    free(names);
+    vr_builder_free(&b);
+}
+
 /* ---- readers and shredder helpers ----------------------------------------- */
 
 static void test_variant_reader_iterates_and_finds_fields(void **state)
@@ -1755,6 +1874,9 @@ int main(void)
         cmocka_unit_test(test_variant_deep_nesting_to_the_callers_bound),
         cmocka_unit_test(test_variant_misuse_is_refused_without_damage),
         cmocka_unit_test(test_variant_reset_reuses_buffers),
+        cmocka_unit_test(test_variant_shared_dict_reuses_metadata_across_records),
+        cmocka_unit_test(test_variant_shared_dict_starts_afresh),
+        cmocka_unit_test(test_variant_shared_dict_is_bounded),
         cmocka_unit_test(test_variant_reader_iterates_and_finds_fields),
         cmocka_unit_test(test_variant_sub_value_reemits_with_same_metadata),
         cmocka_unit_test(test_variant_object_without_drops_shredded_fields),
