@@ -183,7 +183,7 @@ static int describe(pl_pipeline *p, pl_file *f, pq_err *err)
         }
         rc = pq_writer_add_metadata(f->w, (const char *)key.data, (const char *)js.data, err);
         if (rc == 0 && p->cb.on_shred != NULL)
-            p->cb.on_shred(p->cb.user, f->name, c->name, (const char *)js.data);
+            p->cb.on_shred(p->cb.user, f->name, f->first_seq, c->name, (const char *)js.data);
     }
     pq_buf_free(&js);
     pq_buf_free(&key);

@@ -111,9 +111,11 @@ typedef struct pl_callbacks {
     /* Worker thread: buffered bytes went down (the owner may resume
      * reading). Called often: keep it cheap (uv_async_send). */
     void (*on_progress)(void *user);
-    /* Worker thread (the assembler): a file's `shred: auto` column got its
-     * layout, as compact JSON ("variant": not shredded). NULL: nothing. */
-    void (*on_shred)(void *user, const char *file, const char *column, const char *layout);
+    /* Worker thread (the assembler), in order: a file's `shred: auto`
+     * column got its layout, as compact JSON ("variant": not shredded);
+     * first_seq is the file's first line. NULL: nothing. */
+    void (*on_shred)(void *user, const char *file, uint64_t first_seq, const char *column,
+                     const char *layout);
     /* Worker thread, in order: a record went to the dead letters. */
     void (*on_reject)(void *user, const char *source, const char *reason);
 } pl_callbacks;
