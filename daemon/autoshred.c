@@ -244,11 +244,12 @@ static int convert_column(pl_worker *wk, const sc_type *bt, const sc_type *ft,
         vr_variant v;
         uint16_t def;
         if (vcur_row(&c, r, &v, &def)) {
-            rc = vs_write(&wk->vs, dst, ft, &v, 0, err);
+            rc = vs_write_value(&wk->vs, dst, ft, &v, 0, err);
             continue;
         }
         for (int k = 0; rc == 0 && k < ft->n_leaves; k++)
-            rc = pq_column_put_null(pq_rowgroup_column(dst, (size_t)(ft->leaf + k)), 0, def);
+            if (ft->leaf + k != ft->metadata_leaf) /* moved whole, after the rows */
+                rc = pq_column_put_null(pq_rowgroup_column(dst, (size_t)(ft->leaf + k)), 0, def);
         if (rc != 0)
             rc = pq_err_set(err, rc, "pipeline: converting column: %s", pq_err_name(rc));
     }
@@ -263,6 +264,9 @@ static int convert(pl_pipeline *p, pl_worker *wk, pl_file *f, pq_rowgroup *src,
     for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
         size_t i = p->auto_cols[a];
         rc = convert_column(wk, b->columns[i].type, f->spec->columns[i].type, src, dst, err);
+        /* metadata is the same leaf in both layouts: moved, not rewritten */
+        rc = rc ? rc : pq_rowgroup_swap_leaf(dst, (size_t)f->spec->columns[i].type->metadata_leaf,
+                                             src, (size_t)b->columns[i].type->metadata_leaf, err);
     }
     for (size_t l = 0; rc == 0 && l < b->n_leaves; l++)
         if (f->leaf_map[l] >= 0)
