@@ -6,8 +6,10 @@
  * layout with the chosen shred trees (sc_schema_derive) and opens the
  * file's writer on it. Each row group of the file is then converted on the
  * encoding worker: the other columns' leaves change row group without a
- * copy (pq_rowgroup_swap_leaf), each auto column's Variants are written
- * through vs_write into the file's layout. The next file decides again.
+ * copy (pq_rowgroup_swap_leaf), and so does each auto column's metadata
+ * leaf; its values are written through vs_write_value into the file's
+ * layout. The next file decides again. A file whose first row group shows
+ * nothing stable keeps the pipeline's layout and skips the conversion.
  *
  * Threads: pl_file_start runs with the assembly token, pl_auto_convert on
  * any worker encoding a row group of the file (the file's row-group pool
