@@ -26,6 +26,7 @@ struct va_node {
     /* the choice */
     int cls;                     /* VA_NCLASS: not shredded */
     double score;                /* typed values / observed rows */
+    size_t order;                /* among the candidates, in name order */
     bool keep;                   /* within max_columns */
 };
 
@@ -265,6 +266,7 @@ static void cand_add(va_list_ *l, va_node *n)
         l->v = v;
         l->cap = cap;
     }
+    n->order = l->n;
     l->v[l->n++] = n;
 }
 
@@ -306,10 +308,13 @@ static bool mark(const va_stats *s, va_node *n, uint64_t of, va_list_ *cands)
     return true;
 }
 
+/* Most frequent first; ties in name order (the order they were found). */
 static int cmp_score(const void *a, const void *b)
 {
     const va_node *x = *(va_node *const *)a, *y = *(va_node *const *)b;
-    return x->score > y->score ? -1 : x->score < y->score;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static sc_type *prim_type(const va_node *n)
@@ -399,9 +404,6 @@ int va_choose(const va_stats *s, sc_shred **out, pq_err *err)
         free(cands.v);
         return pq_err_set(err, PQ_ENOMEM, "auto shred: out of memory");
     }
-    /* stable order: candidates arrive in name order, qsort is not stable */
-    for (size_t i = 0; i < cands.n; i++)
-        cands.v[i]->score -= (double)i * 1e-12;
     qsort(cands.v, cands.n, sizeof *cands.v, cmp_score);
     for (size_t i = 0; i < cands.n && i < s->lim.max_columns; i++)
         cands.v[i]->keep = true;
