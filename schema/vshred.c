@@ -115,7 +115,12 @@ static bool exact_at(const vr_prim *p, unsigned s, unsigned digits, vr_i128 *out
 static bool match_int(const sc_type *t, const vr_prim *p, vs_typed *out)
 {
     vr_i128 v;
-    if (!t->is_signed || !exact_at(p, 0, 38, &v))
+    if (!t->is_signed)
+        return false;
+    /* integers, the common case, without the 38-digit decimal check */
+    if (p->type == VR_INT8 || p->type == VR_INT16 || p->type == VR_INT32 || p->type == VR_INT64)
+        v = p->i;
+    else if (!exact_at(p, 0, 38, &v))
         return false;
     vr_i128 hi = ((vr_i128)1 << (t->bit_width - 1)) - 1, lo = -hi - 1;
     if (v < lo || v > hi)
