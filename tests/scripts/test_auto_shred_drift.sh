@@ -11,6 +11,8 @@
 #   limits     shred: {auto: {max_columns: 3, max_depth: 1, min_presence: 0.9}};
 #   none       shred: none (the unshredded layout);
 #   rest       typed columns plus a `*` column, which shreds automatically;
+#   column     a Variant column from the path `obj` (null where obj is
+#              missing) beside a `*` column, both automatic;
 # and tests/interop/logs.mjs reads every file with DuckDB (values, CAST AS
 # JSON, variant_extract, variant_typeof), parquet-wasm, hyparquet and,
 # where unshredded, parqd's test decoder, comparing every value with the
@@ -65,6 +67,11 @@ columns:
   - {name: flag, type: bool}
   - {name: rest, type: variant, from: "*"}
 EOF
+cat >"$OUT/column.schema.yaml" <<'EOF'
+columns:
+  - {name: obj, type: variant, from: obj}
+  - {name: rest, type: variant, from: "*"}
+EOF
 
 now_us() { date +%s%6N; }
 MANIFEST=$OUT/manifest.tsv
@@ -90,6 +97,7 @@ run_case rotate "$OUT/rotate.yaml" -
 run_case limits "$OUT/rg200.yaml" "$OUT/limits.schema.yaml"
 run_case none "$OUT/rg200.yaml" "$OUT/none.schema.yaml"
 run_case rest "$OUT/rg200.yaml" "$OUT/rest.schema.yaml"
+run_case column "$OUT/rg200.yaml" "$OUT/column.schema.yaml"
 
 cdec=()
 [ -x "$BUILD/variant_dump" ] && cdec=(--c-decoder "$BUILD/variant_dump")

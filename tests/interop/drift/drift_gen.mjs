@@ -5,7 +5,7 @@
 // and double -> int, object -> scalar / null / empty, a field that
 // vanishes, a new field, array element types mixed, nested fields
 // changing type, a key named "value" (never shredded: hyparquet 1.31.5
-// reads such a field as null). Stable lines keep coming between drifted
+// reads such a field as null), a vanished object. Stable lines keep coming between drifted
 // ones, so every row group after the first mixes both. Deterministic.
 //   node drift_gen.mjs STABLE TOTAL > drift.ndjson
 const stable = Number(process.argv[2] || 200), total = Number(process.argv[3] || 1000);
@@ -38,7 +38,11 @@ const drifts = [
   (r, i) => { r.ts = 1715669999968; },                         // string -> int
   (r, i) => { r.value = { nested: 'value' }; },                // the unshreddable key
   (r, i) => { r.n = 12345678901234567.8; r.lat = 0.1 + 0.2; }, // digits
+  (r, i) => { delete r.obj; },                                 // vanished object
+  (r, i) => { r.empty = i % 2 ? [] : {}; },                    // empty containers
 ];
+/* drifted lines are those with i % 3 != 0: a count of drifts that is not a
+ * multiple of 3 lets every drift be a line's first */
 for (let i = 0; i < total; i++) {
   const r = base(i);
   if (i >= stable && i % 3 !== 0) {

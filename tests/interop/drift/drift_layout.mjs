@@ -64,6 +64,13 @@ async function typedLeaves(file) {
   check('rest', t && t.status === 'int16' && t.level === undefined && t.flag === undefined,
     `rest shredded as ${JSON.stringify(t)}`);
 }
+{ // a Variant column from a path, null where the path is missing
+  const [f] = files('column');
+  const t = await tree(f, 'obj');
+  const nulls = (await rows(`SELECT count(*) AS n FROM read_parquet(${lit(f)}) WHERE obj IS NULL`))[0].n;
+  check('column', t && t.a === 'int8' && t.b === 'string' && Number(nulls) > 0,
+    `obj shredded as ${JSON.stringify(t)}, null in ${nulls} rows`);
+}
 { // filters on shredded fields return the rows the unshredded file returns
   const [auto] = files('default'), [none] = files('none');
   const filters = {
