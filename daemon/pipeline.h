@@ -14,7 +14,10 @@
  *             rotation is decided here
  *   encode    any worker: one row group into memory (dictionary, pages,
  *             compression, bloom, encryption); row groups encode in
- *             parallel
+ *             parallel. A file whose `shred: auto` Variant columns got a
+ *             layout of their own (decided by the assembler from the
+ *             file's first row group, autoshred.c) has each row group
+ *             converted to that layout first
  *   write     one worker at a time, in row-group order: append to the
  *             file; the last row group of a file closes it (page index,
  *             footer, fsync) and publishes it
