@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum {
     VA_NULL, VA_BOOL, VA_INT, VA_DEC, VA_DOUBLE, VA_FLOAT, VA_STRING, VA_OBJECT, VA_ARRAY,
@@ -28,6 +29,7 @@ struct va_node {
     double score;                /* typed values / observed rows */
     size_t order;                /* among the candidates, in name order */
     bool keep;                   /* within max_columns */
+    bool shadowed;               /* a sibling differing only in case wins */
 };
 
 static va_node *node_new(va_stats *s, const char *name, size_t len)
@@ -270,6 +272,36 @@ static void cand_add(va_list_ *l, va_node *n)
     l->v[l->n++] = n;
 }
 
+static int cmp_fold(const void *a, const void *b)
+{
+    const va_node *x = *(va_node *const *)a, *y = *(va_node *const *)b;
+    int c = strcasecmp(x->name, y->name);
+    if (c != 0)
+        return c;
+    if (x->seen != y->seen)
+        return x->seen > y->seen ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Readers fold the ASCII case of field names (DuckDB 1.5.6 reads "a"
+ * beside "A" back as "a_1"), so of the fields of one object whose names
+ * differ only in case just the most frequent is shredded; the others stay
+ * in `value`. False when out of memory. */
+static bool shadow_case_twins(va_node *n)
+{
+    if (n->n_kids < 2)
+        return true;
+    va_node **v = malloc(n->n_kids * sizeof *v);
+    if (v == NULL)
+        return false;
+    memcpy(v, n->kids, n->n_kids * sizeof *v);
+    qsort(v, n->n_kids, sizeof *v, cmp_fold);
+    for (size_t i = 0; i < n->n_kids; i++)
+        v[i]->shadowed = i > 0 && strcasecmp(v[i - 1]->name, v[i]->name) == 0;
+    free(v);
+    return true;
+}
+
 /* Marks n->cls (VA_NCLASS when not shredded) for n seen among `of`
  * parents; returns whether n is shredded. */
 static bool mark(const va_stats *s, va_node *n, uint64_t of, va_list_ *cands)
@@ -282,8 +314,9 @@ static bool mark(const va_stats *s, va_node *n, uint64_t of, va_list_ *cands)
     bool any = false;
     switch (c) {
     case VA_OBJECT:
+        cands->nomem |= !shadow_case_twins(n);
         for (size_t i = 0; i < n->n_kids; i++)
-            if (name_ok(n->kids[i]))
+            if (name_ok(n->kids[i]) && !n->kids[i]->shadowed)
                 any |= mark(s, n->kids[i], n->n[VA_OBJECT], cands);
         break;
     case VA_ARRAY:

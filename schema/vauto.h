@@ -28,7 +28,9 @@
  *     in name order);
  *   - fields named "" , "value" or "typed_value" (a hyparquet 1.31.5 bug
  *     reads a shredded field named value as null) or longer than 255 bytes
- *     are never shredded.
+ *     are never shredded, and of sibling fields whose names differ only in
+ *     ASCII case (DuckDB 1.5.6 reads "a" beside "A" back as "a_1") only
+ *     the most frequent is.
  * Values that do not match the chosen type stay in `value` (vshred.h):
  * the choice affects size and speed, never what reads back.
  *

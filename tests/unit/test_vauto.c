@@ -148,6 +148,22 @@ static void test_vauto_numbers_widen_or_stay(void **state)
     teardown(&f);
 }
 
+static void test_vauto_case_twins(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    for (int i = 0; i < 10; i++)
+        observe(&f, i < 6 ? "{\"a\":1,\"A\":\"x\",\"o\":{\"Key\":1,\"KEY\":2,\"key\":3}}"
+                          : "{\"a\":1,\"o\":{\"Key\":1,\"key\":3}}");
+    /* readers fold case: one field per folded name, the most frequent
+     * (a: 10 rows over A: 6), ties in byte order (Key before key) */
+    char *t = choose(&f);
+    assert_string_equal(t, "{\"a\":\"int8\",\"o\":{\"Key\":\"int8\"}}");
+    free(t);
+    teardown(&f);
+}
+
 static void test_vauto_limits(void **state)
 {
     (void)state;
@@ -327,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_vauto_stable_fields_get_their_types),
         cmocka_unit_test(test_vauto_presence_and_type_consistency),
         cmocka_unit_test(test_vauto_numbers_widen_or_stay),
+        cmocka_unit_test(test_vauto_case_twins),
         cmocka_unit_test(test_vauto_limits),
         cmocka_unit_test(test_vauto_nothing_stable),
         cmocka_unit_test(test_vauto_rejects_malformed_variants),

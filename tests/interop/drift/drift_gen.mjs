@@ -15,7 +15,7 @@ const base = (i) => ({
   obj: { a: i % 7, b: `x${i % 11}`, deep: { c: i % 2 === 0, d: [i, i + 1] } },
   arr: [i % 3, (i * 7) % 5], gone: `here ${i}`, lat: 1.5 + (i % 10) / 4, flag: i % 2 === 0,
   small: i % 50, ts: `2024-05-14T06:59:${String(i % 60).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}Z`,
-  value: i, 'dotted.key': `d${i % 4}`,
+  value: i, 'dotted.key': `d${i % 4}`, Small: i % 7,     // "Small" beside "small": readers fold case
 });
 const drifts = [
   (r, i) => { r.status = String(r.status); },                  // int -> string
