@@ -23,7 +23,7 @@
 
 #include "vauto.h"
 
-#define PL_AUTO_SAMPLE_ROWS 65536  /* rows of the first row group looked at */
+#define PL_AUTO_SAMPLE_ROWS 16384  /* rows of the first row group looked at */
 
 int pl_auto_init(pl_pipeline *p, pq_err *err)
 {
