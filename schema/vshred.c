@@ -327,12 +327,7 @@ static int put_rest(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
 static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
                       uint16_t rep);
 
-/* Field `want` of object c: 1 and its value, or 0 when absent. Object
- * fields are in key-name order (VariantEncoding.md), so when the shred
- * fields come in that order too (automatic trees always do), one forward
- * merge over the object finds them all: *cursor is where the merge
- * stopped and *prev the name it last looked for. A name out of that
- * order is found by binary search, leaving the merge where it was. */
+/* The field id of object field i (little-endian, id_size bytes). */
 static uint32_t field_id_at(const vr_container *c, uint32_t i)
 {
     const uint8_t *p = c->ids + (size_t)i * c->id_size;
@@ -342,6 +337,12 @@ static uint32_t field_id_at(const vr_container *c, uint32_t i)
     return v;
 }
 
+/* Field `want` of object c: 1 and its value, or 0 when absent. Object
+ * fields are in key-name order (VariantEncoding.md), so when the shred
+ * fields come in that order too (automatic trees always do), one forward
+ * merge over the object finds them all: *cursor is where the merge
+ * stopped and *prev the name it last looked for. A name out of that
+ * order is found by binary search, leaving the merge where it was. */
 static int find_field(const vs_ctx *x, const vr_container *c, vr_str want, vr_str *prev,
                       uint32_t *cursor, const uint8_t **fv, size_t *fl)
 {
