@@ -128,6 +128,33 @@ static void print_output(const cf_config *cf)
                o->encryption.footer_key.id);
 }
 
+/* How each top-level Variant column shreds: automatically per file (the
+ * layout printed above is then the unshredded one, which a file keeps
+ * when nothing in its first row group is stable), as the schema's tree,
+ * or not at all. */
+static void print_shredding(const sc_schema *s)
+{
+    bool header = false;
+    for (size_t i = 0; i < s->n_columns; i++) {
+        const sc_type *t = s->columns[i].type;
+        if (t->kind != SC_VARIANT)
+            continue;
+        if (!header)
+            printf("variant shredding:\n");
+        header = true;
+        if (t->autoshred.on)
+            printf("  %s: auto, decided per file from its first row group (max_columns=%u "
+                   "max_depth=%u min_presence=%g); files name their choice in the "
+                   "key-value metadata parqd.shred.%s\n", s->columns[i].name,
+                   t->autoshred.max_columns, t->autoshred.max_depth, t->autoshred.min_presence,
+                   s->columns[i].name);
+        else if (t->shred->kind == SC_SHRED_NONE)
+            printf("  %s: none\n", s->columns[i].name);
+        else
+            printf("  %s: the schema's shred tree\n", s->columns[i].name);
+    }
+}
+
 static int print_all(const cf_config *cf, const pq_schema *ps)
 {
     pq_buf text;
@@ -155,6 +182,7 @@ static int print_all(const cf_config *cf, const pq_schema *ps)
     printf("columns:\n");
     for (size_t i = 0; i < cf->schema->n_leaves; i++)
         print_leaf(cf, &cf->schema->leaves[i], width);
+    print_shredding(cf->schema);
     return 0;
 }
 

@@ -96,6 +96,7 @@ typedef struct conv {
     /* counters */
     uint64_t in, written, rejected, files_bytes;
     _Atomic unsigned reject_msgs;
+    bool verbose;                /* -v: name each file's automatic shredding */
     pq_err err;                  /* the fatal error, once there is one */
     bool failed;
 } conv;
@@ -109,9 +110,10 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-    fputs("usage: parqd convert [--config FILE] [--schema FILE] [-o OUT] [INPUT...|-]\n"
+    fputs("usage: parqd convert [--config FILE] [--schema FILE] [-o OUT] [-v] [INPUT...|-]\n"
           "  OUT is one file, or a directory when it ends in '/' or exists as one;\n"
-          "  no INPUT (or '-') reads stdin.\n", stderr);
+          "  no INPUT (or '-') reads stdin; -v names the fields each file's\n"
+          "  automatically shredded Variant columns shred (shred: auto).\n", stderr);
 }
 
 static int64_t now_us(void)
@@ -135,6 +137,7 @@ static int fail(conv *c, const pq_err *e)
 
 typedef struct args {
     const char *config, *schema, *out;
+    bool verbose;
     const char **inputs;
     size_t n_inputs;
 } args;
@@ -154,6 +157,10 @@ static int parse_args(int argc, char **argv, args *a)
         }
         if (strcmp(argv[i], "--") == 0) {
             opts_done = true;
+            continue;
+        }
+        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+            a->verbose = true;
             continue;
         }
         if (cli_take_opt(argc, argv, &i, "--config", &v))
@@ -328,6 +335,19 @@ static void on_reject(void *user, const char *source, const char *reason)
         fprintf(stderr, "parqd convert: %s: rejected: %s\n", source, reason);
     else if (n == MAX_REJECT_MESSAGES)
         fprintf(stderr, "parqd convert: (further rejects only in %s)\n", c->dl.path);
+}
+
+/* Pipeline assembler, in file order: a file's `shred: auto` column got its
+ * layout. Files are named by their first record: their names are
+ * temporary until the end. */
+static void on_shred(void *user, const char *file, uint64_t first_seq, const char *column,
+                     const char *layout)
+{
+    conv *c = user;
+    (void)file;
+    if (c->verbose)
+        fprintf(stderr, "parqd convert: file from record %" PRIu64 ": column %s shredded as %s\n",
+                first_seq, column, layout);
 }
 
 static int submit_batch(conv *c)
@@ -510,7 +530,7 @@ static int start_pipeline(conv *c)
         .host = c->host,
         .max_line_bytes = c->cf.limits.max_line_bytes,
     };
-    pl_callbacks cb = {.user = c, .on_reject = on_reject};
+    pl_callbacks cb = {.user = c, .on_reject = on_reject, .on_shred = on_shred};
     int rc = pl_new(&c->pl, &pc, &cb, &e);
     if (rc == 0 && (c->batch = pl_batch_get(c->pl)) == NULL)
         rc = pq_err_set(&e, PQ_ENOMEM, "out of memory");
@@ -525,6 +545,7 @@ static int start_pipeline(conv *c)
 
 static int setup(conv *c, const args *a)
 {
+    c->verbose = a->verbose;
     pq_err e = {0};
     int rc;
     if (a->config != NULL) {

@@ -67,6 +67,15 @@ static void on_published(void *user, const char *path, uint64_t end, uint64_t ro
                    "commit)", e.msg);
 }
 
+/* The assembler: a file's automatically shredded column got its layout. */
+static void on_shred(void *user, const char *file, uint64_t first_seq, const char *column,
+                     const char *layout)
+{
+    (void)user;
+    (void)first_seq;
+    lg_info("%s: column %s shredded as %s", file, column, layout);
+}
+
 static void on_failure(void *user, uint64_t resume, const pq_err *err)
 {
     dm_daemon *d = user;
@@ -185,7 +194,7 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
     };
     pl_callbacks cb = {.user = d, .on_publish_intent = on_publish_intent,
                        .on_published = on_published, .on_failure = on_failure,
-                       .on_progress = on_progress};
+                       .on_progress = on_progress, .on_shred = on_shred};
     rc = pl_new(&d->pl, &pc, &cb, err);
     if (rc == 0 && (d->batch = pl_batch_get(d->pl)) == NULL)
         rc = pq_err_set(err, PQ_ENOMEM, "out of memory");

@@ -45,7 +45,9 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err 
         free(f);
         return rc;
     }
-    if ((rc = pq_writer_open(&f->w, p->ps, &p->wopts, fs_sink(&f->fs), err)) != 0) {
+    /* With `shred: auto` columns the writer opens once the first row group
+     * has decided the file's layout (pl_file_start). */
+    if (p->n_auto == 0 && (rc = pl_file_start(p, f, NULL, err)) != 0) {
         f->w = NULL;
         pl_file_abort(f);
         return rc;
@@ -63,6 +65,7 @@ void pl_file_abort(pl_file *f)
     if (f == NULL)
         return;
     pq_writer_destroy(f->w);
+    pl_file_auto_free(f);
     fs_abort(&f->fs, NULL);
     fs_free(&f->fs);
     free(f);
@@ -89,6 +92,7 @@ static int finish(pl_pipeline *p, pl_file *f, uint64_t *bytes, pq_err *err)
     *bytes = pq_writer_bytes_written(f->w);
     pq_writer_destroy(f->w);
     f->w = NULL;
+    pl_file_auto_free(f);
     rc = rc ? rc : fs_finish(&f->fs, err);
     if (rc == 0 && p->cfg.dead_letters != NULL) {
         /* Rejected lines of this range are durable before the spool forgets them. */

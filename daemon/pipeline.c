@@ -138,10 +138,14 @@ static void cleanup(pl_pipeline *p)
 
 /* ---- workers -------------------------------------------------------------- */
 
-static void run_encode(pl_pipeline *p, pl_job *j)
+static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j)
 {
     pq_err e = {0};
-    int rc = pq_writer_encode(j->file->w, j->rg, j->ordinal, j->enc, &e);
+    pq_rowgroup *rg = NULL;
+    int rc = pl_auto_convert(p, wk, j, &rg, &e);
+    rc = rc ? rc : pq_writer_encode(j->file->w, rg, j->ordinal, j->enc, &e);
+    if (rg != NULL && rg != j->rg)
+        pl_auto_put(p, j->file, rg);
     pthread_mutex_lock(&p->mu);
     pl_rowgroup_put(p, j->rg);
     j->rg = NULL;
@@ -189,7 +193,7 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     pthread_mutex_unlock(&p->mu);
     int64_t t0 = pl_mono_us();
     if (j != NULL)
-        run_encode(p, j);
+        run_encode(p, wk, j);
     else
         run_shred(p, wk, b);
     dm_add(&dm_counters_global.worker_busy_us, (uint64_t)(pl_mono_us() - t0));
@@ -430,6 +434,7 @@ static int start_workers(pl_pipeline *p, pq_err *err)
     for (size_t i = 0; i < p->n_workers; i++) {
         pl_worker *wk = &p->workers[i];
         wk->p = p;
+        vs_state_init(&wk->vs);
         int rc = sh_shredder_new(&wk->sh, p->cfg.schema, err);
         if (rc != 0)
             return rc;
@@ -461,6 +466,7 @@ int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_e
     int rc = copy_config(p, cfg, err);
     rc = rc ? rc : sc_build_parquet_schema(cfg->schema, &p->ps, err);
     rc = rc ? rc : pq_schema_finish(p->ps, err);
+    rc = rc ? rc : pl_auto_init(p, err);
     rc = rc ? rc : start_workers(p, err);
     if (rc != 0) {
         pl_destroy(p);
@@ -482,6 +488,7 @@ void pl_destroy(pl_pipeline *p)
         if (p->workers[i].started)
             pthread_join(p->workers[i].thread, NULL);
         sh_shredder_destroy(p->workers[i].sh);
+        vs_state_free(&p->workers[i].vs);
     }
     free(p->workers);
     cleanup(p);
@@ -490,6 +497,7 @@ void pl_destroy(pl_pipeline *p)
         fs_free(&p->finished[i].file);
     free(p->finished);
     pq_schema_destroy(p->ps);
+    free(p->auto_cols);
     free(p->out_dir);
     free(p->tmpl);
     free(p->file_name);

@@ -14,7 +14,10 @@
  *             rotation is decided here
  *   encode    any worker: one row group into memory (dictionary, pages,
  *             compression, bloom, encryption); row groups encode in
- *             parallel
+ *             parallel. A file whose `shred: auto` Variant columns got a
+ *             layout of their own (decided by the assembler from the
+ *             file's first row group, autoshred.c) has each row group
+ *             converted to that layout first
  *   write     one worker at a time, in row-group order: append to the
  *             file; the last row group of a file closes it (page index,
  *             footer, fsync) and publishes it
@@ -112,6 +115,11 @@ typedef struct pl_callbacks {
      * and each written row group (the owner may resume reading). Called
      * often: keep it cheap (uv_async_send). */
     void (*on_progress)(void *user);
+    /* Worker thread (the assembler), in order: a file's `shred: auto`
+     * column got its layout, as compact JSON ("variant": not shredded);
+     * first_seq is the file's first line. NULL: nothing. */
+    void (*on_shred)(void *user, const char *file, uint64_t first_seq, const char *column,
+                     const char *layout);
     /* Worker thread, in order: a record went to the dead letters. */
     void (*on_reject)(void *user, const char *source, const char *reason);
 } pl_callbacks;

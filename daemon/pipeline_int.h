@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "rowgroup.h"
 #include "shred.h"
+#include "vshred.h"
 
 #define PL_WORKERS_MAX 64
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
@@ -36,6 +37,18 @@ typedef struct pl_file {
                                     yet appended (lock held) */
     _Atomic uint64_t appended_bytes;
     struct pl_file *next_live;   /* every file not yet published */
+    /* Automatic Variant shredding (autoshred.c): the file's own layout,
+     * decided from its first row group; spec NULL = the pipeline's. */
+    sc_schema *spec;
+    pq_schema *ps;
+    int *leaf_map;               /* pipeline leaf -> file leaf; -1: auto column */
+    pq_writer_opts wopts;
+    pq_encryption_opts enc;      /* wopts.encryption, with the shredded leaves' keys */
+    pq_column_key *keys;
+    char **key_paths;
+    size_t n_keys;
+    pq_rowgroup *conv[PL_POOL_MAX]; /* converted row groups for reuse (lock held) */
+    size_t n_conv;
 } pl_file;
 
 typedef enum pl_job_kind { PL_JOB_ROWGROUP, PL_JOB_CLOSE } pl_job_kind;
@@ -59,6 +72,7 @@ typedef struct pl_worker {
     pthread_t thread;
     bool started;
     sh_shredder *sh;
+    vs_state vs;                 /* converting row groups of auto-shredded files */
 } pl_worker;
 
 struct pl_pipeline {
@@ -68,6 +82,8 @@ struct pl_pipeline {
     char *out_dir, *tmpl, *file_name, *host;
     long pid;
     pq_schema *ps;
+    size_t *auto_cols;           /* columns with `shred: auto` (autoshred.c) */
+    size_t n_auto;
     pl_worker *workers;
     size_t n_workers;
 
@@ -145,6 +161,20 @@ void pl_assemble_run(pl_pipeline *p);
 void pl_write_run(pl_pipeline *p);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
+
+/* autoshred.c */
+/* pl_new: finds the `shred: auto` columns. */
+int pl_auto_init(pl_pipeline *p, pq_err *err);
+/* Assembler: decides the file's layout from its first row group (NULL: the
+ * file has no rows) and opens its writer. */
+int pl_file_start(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err);
+/* Encoder (no lock): the row group to encode for j: j->rg itself, or j->rg
+ * converted into a row group of the file's layout (put back with
+ * pl_auto_put). */
+int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out, pq_err *err);
+void pl_auto_put(pl_pipeline *p, pl_file *f, pq_rowgroup *rg);
+/* Frees the file's layout (its writer is already destroyed). */
+void pl_file_auto_free(pl_file *f);
 
 /* outfile.c */
 /* Assembler: opens the next file for lines from first_seq on. */

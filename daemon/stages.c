@@ -120,6 +120,12 @@ static int close_rowgroup(pl_pipeline *p, pq_err *err)
 {
     if (p->cur_rg == NULL || pq_rowgroup_rows(p->cur_rg) == 0)
         return 0;
+    /* The file's first row group decides its layout (autoshred.c). */
+    if (p->cur_file->w == NULL) {
+        int rc = pl_file_start(p, p->cur_file, p->cur_rg, err);
+        if (rc != 0)
+            return rc;
+    }
     size_t mem = pq_rowgroup_buffered_bytes(p->cur_rg);
     pthread_mutex_lock(&p->mu);
     pl_job *j = pl_job_get(p, err);
@@ -145,6 +151,8 @@ static int close_file(pl_pipeline *p, pq_err *err)
     if (p->cur_file == NULL)
         return 0;
     int rc = close_rowgroup(p, err);
+    if (rc == 0 && p->cur_file->w == NULL)
+        rc = pl_file_start(p, p->cur_file, NULL, err);   /* a file without rows */
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&p->mu);

@@ -14,6 +14,7 @@
  * `unit: ms` both work; a key that matches no node, or more than one, is an
  * error rather than a guess. */
 #include "colspec.h"
+#include "buf.h"
 #include "compress.h"
 #include "logical.h"
 #include "yamlpos.h"
@@ -1283,7 +1284,74 @@ static int param_geo(ld *L, yaml_node_t *m, const char *what, sc_column *c)
     return rc;
 }
 
-static int param_nested(ld *L, yaml_node_t *m, const char *what, const char *path, sc_column *c)
+static sc_auto auto_defaults(void)
+{
+    return (sc_auto){.on = true, .max_columns = SC_AUTO_MAX_COLUMNS,
+                     .max_depth = SC_AUTO_MAX_DEPTH, .min_presence = SC_AUTO_MIN_PRESENCE};
+}
+
+/* `{auto: {max_columns: N, max_depth: N, min_presence: X}}`: a mapping
+ * whose one key is `auto` with a mapping (or nothing) as its value. An
+ * object shred of one field named `auto` has a type there instead. */
+static bool is_auto_map(ld *L, yaml_node_t *n, yaml_node_t **limits)
+{
+    if (n->type != YAML_MAPPING_NODE ||
+        n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1)
+        return false;
+    yaml_node_t *k = yp_node(L->d, n->data.mapping.pairs.start->key);
+    yaml_node_t *v = yp_node(L->d, n->data.mapping.pairs.start->value);
+    const char *ks = yp_scalar(k);
+    if (ks == NULL || strcmp(ks, "auto") != 0 ||
+        !(v->type == YAML_MAPPING_NODE || yp_is_null(v)))
+        return false;
+    *limits = v->type == YAML_MAPPING_NODE ? v : NULL;
+    return true;
+}
+
+static int parse_auto_limits(ld *L, yaml_node_t *lim, const char *what, sc_auto *a)
+{
+    static const char *const keys[] = {"max_columns", "max_depth", "min_presence", NULL};
+    char kw[200];
+    int64_t v;
+    yaml_node_t *n;
+    int rc = yp_check_keys(L->d, lim, what, keys, L->err);
+    if (rc == 0 && (n = yp_get(L->d, lim, "max_columns")) != NULL &&
+        (rc = yp_int(L->d, n, keypath(kw, sizeof kw, what, "max_columns"), 1, 10000, &v,
+                     L->err)) == 0)
+        a->max_columns = (uint32_t)v;
+    if (rc == 0 && (n = yp_get(L->d, lim, "max_depth")) != NULL &&
+        (rc = yp_int(L->d, n, keypath(kw, sizeof kw, what, "max_depth"), 1, 16, &v, L->err)) == 0)
+        a->max_depth = (uint32_t)v;
+    if (rc == 0 && (n = yp_get(L->d, lim, "min_presence")) != NULL &&
+        (rc = yp_double(L->d, n, keypath(kw, sizeof kw, what, "min_presence"), &a->min_presence,
+                        L->err)) == 0 && !(a->min_presence > 0 && a->min_presence <= 1))
+        rc = yp_err(L->d, n, L->err, "%s: min_presence must be above 0 and at most 1", what);
+    return rc;
+}
+
+/* `shred: auto`, `shred: none` or `{auto: {...}}`: 1 when it was one of
+ * these (t->autoshred set), 0 for a shred tree, or an error. */
+static int parse_shred_mode(ld *L, yaml_node_t *sh, const char *what, sc_type *t)
+{
+    const char *s = sh->type == YAML_SCALAR_NODE ? yp_scalar(sh) : NULL;
+    yaml_node_t *lim = NULL;
+    if (s != NULL && strcmp(s, "none") == 0) {
+        t->autoshred = (sc_auto){0};
+        return 1;
+    }
+    if (s != NULL && strcmp(s, "auto") == 0) {
+        t->autoshred = auto_defaults();
+        return 1;
+    }
+    if (!is_auto_map(L, sh, &lim))
+        return 0;
+    t->autoshred = auto_defaults();
+    int rc = lim ? parse_auto_limits(L, lim, what, &t->autoshred) : PQ_OK;
+    return rc ? rc : 1;
+}
+
+static int param_nested(ld *L, yaml_node_t *m, const char *what, const char *parent,
+                        const char *path, sc_column *c)
 {
     yaml_node_t *f = yp_get(L->d, m, "fields"), *sh = yp_get(L->d, m, "shred");
     sc_type *t;
@@ -1294,8 +1362,16 @@ static int param_nested(ld *L, yaml_node_t *m, const char *what, const char *pat
     if (rc == 0 && sh != NULL && (rc = target_of(L, yp_key_of(L->d, m, sh), what, "shred",
                                                  c->type, K(SC_VARIANT), "variant", &t)) == 0) {
         char sub[160];
-        t->shred = calloc(1, sizeof *t->shred);
         fmt_cat(sub, sizeof sub, what, ": shred", "");
+        int a = parse_shred_mode(L, sh, sub, t);
+        if (a < 0)
+            return a;
+        if (a == 1 && t->autoshred.on && (parent != NULL || t != c->type))
+            return yp_err(L->d, sh, L->err, "%s: shred: auto applies to a top-level variant "
+                          "column (expected an explicit shred tree or none here)", what);
+        if (a == 1)
+            return PQ_OK;
+        t->shred = calloc(1, sizeof *t->shred);
         rc = t->shred ? parse_shred(L, sh, sub, t->shred) : nomem(L->err);
     }
     return rc;
@@ -1436,8 +1512,8 @@ static int parse_source(ld *L, yaml_node_t *m, const char *what, bool top, sc_co
     return s[0] == '/' ? split_pointer(L, at, what, s, c) : split_dotted(L, at, what, s, c);
 }
 
-static int parse_type_and_params(ld *L, yaml_node_t *m, const char *what, const char *path,
-                                 sc_column *c)
+static int parse_type_and_params(ld *L, yaml_node_t *m, const char *what, const char *parent,
+                                 const char *path, sc_column *c)
 {
     yaml_node_t *tn = yp_get(L->d, m, "type");
     if (tn == NULL)
@@ -1445,7 +1521,7 @@ static int parse_type_and_params(ld *L, yaml_node_t *m, const char *what, const 
     int rc = parse_type_string(L, tn, what, &c->type);
     rc = rc ? rc : param_time(L, m, what, c);
     rc = rc ? rc : param_geo(L, m, what, c);
-    rc = rc ? rc : param_nested(L, m, what, path, c);
+    rc = rc ? rc : param_nested(L, m, what, parent, path, c);
     return rc ? rc : finish_type(L, tn, what, c->type);
 }
 
@@ -1470,7 +1546,10 @@ static int parse_column(ld *L, yaml_node_t *m, const char *parent, size_t index,
     snprintf(what, sizeof what, "column '%.100s'", path);
     rc = check_name(L, nn, what, c->name);
     rc = rc ? rc : yp_check_keys(L->d, m, what, column_keys, L->err);
-    rc = rc ? rc : parse_type_and_params(L, m, what, path, c);
+    rc = rc ? rc : parse_type_and_params(L, m, what, parent, path, c);
+    /* A top-level Variant column without `shred:` shreds automatically. */
+    if (rc == 0 && parent == NULL && c->type->kind == SC_VARIANT && yp_get(L->d, m, "shred") == NULL)
+        c->type->autoshred = auto_defaults();
     rc = rc ? rc : parse_source(L, m, what, parent == NULL, c);
     yaml_node_t *v;
     if (rc == 0 && (v = yp_get(L->d, m, "required")) != NULL)
@@ -2015,4 +2094,220 @@ int sc_build_parquet_schema(const sc_schema *spec, pq_schema **out, pq_err *err)
     }
     *out = b.ps;
     return PQ_OK;
+}
+
+/* ---- per-file schemas (automatic Variant shredding) --------------------- */
+
+sc_shred *sc_shred_new(void)
+{
+    sc_shred *s = calloc(1, sizeof *s);
+    if (s != NULL) {
+        s->kind = SC_SHRED_NONE;
+        s->value_leaf = s->typed_leaf = -1;
+    }
+    return s;
+}
+
+void sc_shred_free(sc_shred *s)
+{
+    free_shred(s);
+}
+
+sc_type *sc_type_new_shred_prim(sc_kind kind, int bit_width, int precision, int scale)
+{
+    sc_type *t = new_type(kind);
+    if (t == NULL)
+        return NULL;
+    t->bit_width = bit_width;
+    t->is_signed = true;
+    t->precision = precision;
+    t->scale = scale;
+    t->utc = true;
+    set_physical(t);
+    return t;
+}
+
+static sc_type *clone_type(const sc_type *t);
+static sc_shred *clone_shred(const sc_shred *s);
+
+static char *dup_or_null(const char *s, bool *ok)
+{
+    char *d = s ? strdup(s) : NULL;
+    if (s != NULL && d == NULL)
+        *ok = false;
+    return d;
+}
+
+/* Copies c into an all-zero d; false when out of memory (d freeable). */
+static bool clone_column(sc_column *d, const sc_column *c)
+{
+    bool ok = true;
+    *d = *c;
+    d->name = dup_or_null(c->name, &ok);
+    d->from = dup_or_null(c->from, &ok);
+    d->def.text = dup_or_null(c->def.text, &ok);
+    d->opts.key_id = dup_or_null(c->opts.key_id, &ok);
+    d->path = c->path_len ? calloc(c->path_len, sizeof *d->path) : NULL;
+    d->path_len = d->path ? c->path_len : 0;
+    ok = ok && (c->path_len == 0 || d->path != NULL);
+    for (size_t i = 0; i < d->path_len; i++)
+        d->path[i] = dup_or_null(c->path[i], &ok);
+    d->type = c->type ? clone_type(c->type) : NULL;
+    return ok && (c->type == NULL || d->type != NULL);
+}
+
+static sc_type *clone_type(const sc_type *t)
+{
+    sc_type *d = malloc(sizeof *d);
+    if (d == NULL)
+        return NULL;
+    bool ok = true;
+    *d = *t;
+    d->crs = dup_or_null(t->crs, &ok);
+    d->elem = NULL;
+    d->shred = NULL;
+    d->fields = t->n_fields ? calloc(t->n_fields, sizeof *d->fields) : NULL;
+    d->n_fields = d->fields ? t->n_fields : 0;
+    ok = ok && (t->n_fields == 0 || d->fields != NULL);
+    for (size_t i = 0; ok && i < d->n_fields; i++)
+        ok = clone_column(&d->fields[i], &t->fields[i]);
+    if (ok && t->elem != NULL)
+        ok = (d->elem = clone_type(t->elem)) != NULL;
+    if (ok && t->shred != NULL)
+        ok = (d->shred = clone_shred(t->shred)) != NULL;
+    if (!ok) {
+        free_type(d);
+        return NULL;
+    }
+    return d;
+}
+
+static sc_shred *clone_shred(const sc_shred *s)
+{
+    sc_shred *d = malloc(sizeof *d);
+    if (d == NULL)
+        return NULL;
+    bool ok = true;
+    *d = *s;
+    d->type = NULL;
+    d->elem = NULL;
+    d->fields = s->n_fields ? calloc(s->n_fields, sizeof *d->fields) : NULL;
+    d->n_fields = d->fields ? s->n_fields : 0;
+    ok = s->n_fields == 0 || d->fields != NULL;
+    for (size_t i = 0; ok && i < d->n_fields; i++) {
+        d->fields[i].name = dup_or_null(s->fields[i].name, &ok);
+        ok = ok && (d->fields[i].shred = clone_shred(s->fields[i].shred)) != NULL;
+    }
+    if (ok && s->type != NULL)
+        ok = (d->type = clone_type(s->type)) != NULL;
+    if (ok && s->elem != NULL)
+        ok = (d->elem = clone_shred(s->elem)) != NULL;
+    if (!ok) {
+        free_shred(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Key ids as base has them: by leaf path, or for a leaf base does not
+ * have (inside a newly shredded column) the column's `value` leaf's. */
+static void derive_keys(const sc_schema *base, sc_schema *s)
+{
+    for (size_t i = 0; i < s->n_leaves; i++) {
+        sc_leaf *l = &s->leaves[i];
+        const sc_type *ct = l->column->type;
+        const char *want = l->path;
+        char vpath[512];
+        bool found = false;
+        for (size_t k = 0; k < base->n_leaves && !found; k++) {
+            if (strcmp(base->leaves[k].path, want) == 0) {
+                l->opts.key_id = base->leaves[k].opts.key_id;
+                found = true;
+            }
+        }
+        if (found || ct->kind != SC_VARIANT)
+            continue;
+        snprintf(vpath, sizeof vpath, "%s.value", l->column->name);
+        for (size_t k = 0; k < base->n_leaves; k++)
+            if (strcmp(base->leaves[k].path, vpath) == 0)
+                l->opts.key_id = base->leaves[k].opts.key_id;
+    }
+}
+
+int sc_schema_derive(const sc_schema *base, sc_shred **roots, sc_schema **out, pq_err *err)
+{
+    *out = NULL;
+    sc_schema *s = calloc(1, sizeof *s);
+    bool ok = s != NULL && (s->file = strdup(base->file ? base->file : "")) != NULL &&
+              (s->columns = calloc(base->n_columns, sizeof *s->columns)) != NULL;
+    if (s != NULL)
+        s->rest = base->rest;
+    for (size_t i = 0; ok && i < base->n_columns; i++) {
+        s->n_columns = i + 1;
+        ok = clone_column(&s->columns[i], &base->columns[i]);
+        sc_type *t = s->columns[i].type;
+        if (ok && roots[i] != NULL && t->kind == SC_VARIANT) {
+            free_shred(t->shred);
+            t->shred = roots[i];
+            roots[i] = NULL;
+            t->autoshred.on = false;
+        }
+    }
+    for (size_t i = 0; i < base->n_columns; i++) {
+        free_shred(roots[i]);
+        roots[i] = NULL;
+    }
+    int rc = ok ? layout(s, err) : nomem(err);
+    if (rc != 0) {
+        sc_schema_free(s);
+        return rc;
+    }
+    derive_keys(base, s);
+    *out = s;
+    return PQ_OK;
+}
+
+/* ---- shred trees as JSON ------------------------------------------------ */
+
+static int json_str(pq_buf *out, const char *s)
+{
+    int rc = pq_buf_push(out, '"');
+    for (; rc == 0 && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        char esc[8];
+        if (ch == '"' || ch == '\\')
+            rc = pq_buf_push(out, '\\') || pq_buf_push(out, ch);
+        else if (ch < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", ch);
+            rc = pq_buf_append(out, esc, 6);
+        } else
+            rc = pq_buf_push(out, ch);
+    }
+    return rc ? PQ_ENOMEM : (pq_buf_push(out, '"') ? PQ_ENOMEM : 0);
+}
+
+int sc_shred_format_json(const sc_shred *s, pq_buf *out)
+{
+    char tn[64];
+    int rc = 0;
+    switch (s->kind) {
+    case SC_SHRED_NONE:
+        return json_str(out, "variant");
+    case SC_SHRED_PRIMITIVE:
+        sc_type_format(s->type, tn, sizeof tn);
+        return json_str(out, tn);
+    case SC_SHRED_ARRAY:
+        rc = pq_buf_push(out, '[') ? PQ_ENOMEM : sc_shred_format_json(s->elem, out);
+        return rc ? rc : pq_buf_push(out, ']') ? PQ_ENOMEM : 0;
+    case SC_SHRED_OBJECT:
+        rc = pq_buf_push(out, '{') ? PQ_ENOMEM : 0;
+        for (size_t i = 0; rc == 0 && i < s->n_fields; i++) {
+            rc = i && pq_buf_push(out, ',') ? PQ_ENOMEM : 0;
+            rc = rc ? rc : json_str(out, s->fields[i].name);
+            rc = rc ? rc : pq_buf_push(out, ':') ? PQ_ENOMEM : 0;
+            rc = rc ? rc : sc_shred_format_json(s->fields[i].shred, out);
+        }
+        return rc ? rc : pq_buf_push(out, '}') ? PQ_ENOMEM : 0;
+    }
+    return PQ_EINVAL;
 }

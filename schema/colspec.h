@@ -61,6 +61,21 @@ typedef enum sc_kind {
 struct sc_column;
 struct sc_shred;
 
+/* `shred: auto` on a top-level Variant column (the default for one
+ * without `shred:`): each file decides its own shred tree from its first
+ * row group (daemon/autoshred.c, schema/vauto.h); the loaded schema keeps
+ * the column unshredded, which is what the record shredder writes. */
+typedef struct sc_auto {
+    bool on;
+    uint32_t max_columns;        /* shredded primitive fields, at most */
+    uint32_t max_depth;          /* object/array levels below the root */
+    double min_presence;         /* share of the parent's rows */
+} sc_auto;
+
+#define SC_AUTO_MAX_COLUMNS 256
+#define SC_AUTO_MAX_DEPTH 4
+#define SC_AUTO_MIN_PRESENCE 0.5
+
 typedef struct sc_type {
     sc_kind kind;
     int bit_width;               /* SC_INT: 8, 16, 32, 64 */
@@ -74,6 +89,7 @@ typedef struct sc_type {
     struct sc_column *fields;    /* SC_STRUCT */
     size_t n_fields;
     struct sc_shred *shred;      /* SC_VARIANT: root (value + typed_value) */
+    sc_auto autoshred;           /* SC_VARIANT, top-level columns only */
     /* Parquet mapping (see header comment). */
     pq_physical_type physical;   /* primitives */
     int32_t type_length;         /* FIXED_LEN_BYTE_ARRAY */
@@ -185,6 +201,26 @@ int sc_schema_set_key(sc_schema *s, const char *path, const char *key_id, pq_err
 /* Builds the pq_schema (finished, leaves numbered) and checks the layout.
  * The caller destroys *out. */
 int sc_build_parquet_schema(const sc_schema *spec, pq_schema **out, pq_err *err);
+
+/* A copy of base whose columns i with roots[i] != NULL (top-level Variant
+ * columns) are shredded per roots[i] (ownership passes, also on failure;
+ * roots itself is the caller's), laid out anew. Leaves keep base's key ids
+ * (a new leaf of a Variant column takes its `value` leaf's). Key ids and
+ * positions point into base, which must outlive *out. */
+int sc_schema_derive(const sc_schema *base, sc_shred **roots, sc_schema **out, pq_err *err);
+
+/* Shred-tree nodes for building trees in code (vauto.c). sc_shred_new
+ * gives an empty SC_SHRED_NONE node; sc_type_new_shred_prim a primitive
+ * type ready for a shred (physical type set); NULL when out of memory. */
+sc_shred *sc_shred_new(void);
+void sc_shred_free(sc_shred *s);
+sc_type *sc_type_new_shred_prim(sc_kind kind, int bit_width, int precision, int scale);
+
+/* The shred tree as compact JSON in the schema language's terms:
+ * {"status":"int16","request":{"path":"string"},"tags":["string"]};
+ * a NONE root gives "variant". Appends to out; PQ_ENOMEM. */
+struct pq_buf;
+int sc_shred_format_json(const sc_shred *s, struct pq_buf *out);
 
 /* Type as written in the schema language ("list<timestamp(us,utc)>"). */
 int sc_type_format(const sc_type *t, char *buf, size_t len);

@@ -115,7 +115,12 @@ static bool exact_at(const vr_prim *p, unsigned s, unsigned digits, vr_i128 *out
 static bool match_int(const sc_type *t, const vr_prim *p, vs_typed *out)
 {
     vr_i128 v;
-    if (!t->is_signed || !exact_at(p, 0, 38, &v))
+    if (!t->is_signed)
+        return false;
+    /* integers, the common case, without the 38-digit decimal check */
+    if (p->type == VR_INT8 || p->type == VR_INT16 || p->type == VR_INT32 || p->type == VR_INT64)
+        v = p->i;
+    else if (!exact_at(p, 0, 38, &v))
         return false;
     vr_i128 hi = ((vr_i128)1 << (t->bit_width - 1)) - 1, lo = -hi - 1;
     if (v < lo || v > hi)
@@ -322,17 +327,60 @@ static int put_rest(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
 static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
                       uint16_t rep);
 
+/* The field id of object field i (little-endian, id_size bytes). */
+static uint32_t field_id_at(const vr_container *c, uint32_t i)
+{
+    const uint8_t *p = c->ids + (size_t)i * c->id_size;
+    uint32_t v = 0;
+    for (unsigned b = 0; b < c->id_size; b++)
+        v |= (uint32_t)p[b] << (8 * b);
+    return v;
+}
+
+/* Field `want` of object c: 1 and its value, or 0 when absent. Object
+ * fields are in key-name order (VariantEncoding.md), so when the shred
+ * fields come in that order too (automatic trees always do), one forward
+ * merge over the object finds them all: *cursor is where the merge
+ * stopped and *prev the name it last looked for. A name out of that
+ * order is found by binary search, leaving the merge where it was. */
+static int find_field(const vs_ctx *x, const vr_container *c, vr_str want, vr_str *prev,
+                      uint32_t *cursor, const uint8_t **fv, size_t *fl)
+{
+    /* every object field before *cursor sorts at or before *prev */
+    if (prev->s != NULL && name_cmp(*prev, want) >= 0)
+        return vr_object_find(c, &x->meta, want.s, want.len, fv, fl, x->err);
+    *prev = want;
+    for (uint32_t i = *cursor; i < c->n; i++) {
+        vr_str k;
+        int rc = vr_meta_key(&x->meta, field_id_at(c, i), &k, x->err);
+        if (rc != 0)
+            return rc;
+        int cmp = name_cmp(k, want);
+        if (cmp >= 0) {
+            *cursor = i + (cmp == 0);
+            if (cmp > 0)
+                return 0;
+            rc = vr_container_get(c, i, NULL, fv, fl, x->err);
+            return rc ? rc : 1;
+        }
+    }
+    *cursor = c->n;
+    return 0;
+}
+
 static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
                         const uint8_t *val, size_t len, uint16_t rep)
 {
     size_t found = 0;
     int rc = PQ_OK;
+    vr_str prev = {NULL, 0};
+    uint32_t cursor = 0;
     for (size_t i = 0; rc == 0 && i < sh->n_fields; i++) {
         const sc_shred *f = sh->fields[i].shred;
         const char *name = sh->fields[i].name;
         const uint8_t *fv;
         size_t fl;
-        rc = vr_object_find(c, &x->meta, name, strlen(name), &fv, &fl, x->err);
+        rc = find_field(x, c, (vr_str){name, strlen(name)}, &prev, &cursor, &fv, &fl);
         if (rc == 1) {
             found++;
             rc = write_node(x, f, fv, fl, rep);
@@ -400,14 +448,26 @@ static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
     return put_unshredded(x, sh, val, len, rep);
 }
 
-int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v, uint16_t rep,
-             pq_err *err)
+static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                         uint16_t rep, bool metadata, pq_err *err)
 {
     if (t->kind != SC_VARIANT || t->shred == NULL)
         return pq_err_set(err, PQ_EINVAL, "variant shredding: not a variant column");
     vs_ctx x = {.st = st, .rg = rg, .err = err};
     int rc = vr_meta_open(&x.meta, v->metadata, v->metadata_len, err);
-    rc = rc ? rc : pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata,
-                                       v->metadata_len);
+    if (rc == 0 && metadata)
+        rc = pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata, v->metadata_len);
     return rc ? rc : write_node(&x, t->shred, v->value, v->value_len, rep);
+}
+
+int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v, uint16_t rep,
+             pq_err *err)
+{
+    return write_variant(st, rg, t, v, rep, true, err);
+}
+
+int vs_write_value(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                   uint16_t rep, pq_err *err)
+{
+    return write_variant(st, rg, t, v, rep, false, err);
 }

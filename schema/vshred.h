@@ -63,6 +63,11 @@ void vs_state_free(vs_state *st);
 int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v, uint16_t rep,
              pq_err *err);
 
+/* vs_write without the metadata leaf, for a caller that fills that leaf
+ * in bulk (the pipeline converting a row group moves it unchanged). */
+int vs_write_value(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                   uint16_t rep, pq_err *err);
+
 /* A primitive converted to a shredded column's physical type. */
 typedef struct vs_typed {
     int64_t i;            /* BOOLEAN (0/1), INT32, INT64 */

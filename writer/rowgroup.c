@@ -297,3 +297,51 @@ int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err
     src->rows -= n;
     return PQ_OK;
 }
+
+/* ---- converting between schemas ----------------------------------------------- */
+
+int pq_rowgroup_leaf_view(const pq_rowgroup *rg, size_t leaf, pq_leaf_view *out, pq_err *err)
+{
+    if (leaf >= rg->n_cols)
+        return pq_err_set(err, PQ_EINVAL, "row group: no leaf %zu", leaf);
+    const pq_column *c = &rg->cols[leaf];
+    *out = (pq_leaf_view){
+        .n_levels = c->n_levels, .n_values = c->n_values,
+        .max_def = c->max_def, .max_rep = c->max_rep,
+        .def = c->max_def ? pq_column_def(c) : NULL,
+        .rep = c->max_rep ? pq_column_rep(c) : NULL,
+        .offsets = c->node->type == PQ_BYTE_ARRAY ? pq_column_offsets(c) : NULL,
+        .heap = c->heap.data,
+    };
+    return PQ_OK;
+}
+
+int pq_rowgroup_swap_leaf(pq_rowgroup *dst, size_t dl, pq_rowgroup *src, size_t sl, pq_err *err)
+{
+    if (dl >= dst->n_cols || sl >= src->n_cols)
+        return pq_err_set(err, PQ_EINVAL, "swap leaf: no such leaf");
+    pq_column *d = &dst->cols[dl], *s = &src->cols[sl];
+    if (d->node->type != s->node->type || d->width != s->width || d->max_def != s->max_def ||
+        d->max_rep != s->max_rep)
+        return pq_err_set(err, PQ_EINVAL, "swap leaf: '%s' and '%s' differ in type or levels",
+                          d->node->path, s->node->path);
+    if (d->n_levels != 0)
+        return pq_err_set(err, PQ_EINVAL, "swap leaf: '%s' is not empty", d->node->path);
+    pq_column t = *d;
+    *d = *s;
+    d->node = t.node;
+    t.node = s->node;
+    *s = t;
+    return PQ_OK;
+}
+
+int pq_rowgroup_set_rows(pq_rowgroup *rg, uint64_t rows, pq_err *err)
+{
+    for (size_t i = 0; i < rg->n_cols; i++)
+        if (rg->cols[i].n_rows != rows)
+            return pq_err_set(err, PQ_ESTATE, "column '%s' has %zu rows, not %llu",
+                              rg->cols[i].node->path, rg->cols[i].n_rows,
+                              (unsigned long long)rows);
+    rg->rows = rows;
+    return PQ_OK;
+}

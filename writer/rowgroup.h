@@ -65,6 +65,32 @@ int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err
 int pq_rowgroup_reserve_like(pq_rowgroup *rg, const pq_rowgroup *like, uint64_t rows,
                              pq_err *err);
 
+/* Read-only view of one leaf's buffered values, for converting a row group
+ * into another schema's (the pipeline's per-file Variant shredding).
+ * Valid until the row group changes. */
+typedef struct pq_leaf_view {
+    size_t n_levels, n_values;
+    uint16_t max_def, max_rep;
+    const uint16_t *def, *rep;   /* NULL when the max level is 0 */
+    const uint32_t *offsets;     /* BYTE_ARRAY: n_values + 1 entries into heap */
+    const uint8_t *heap;
+} pq_leaf_view;
+
+/* PQ_EINVAL when leaf is out of range. */
+int pq_rowgroup_leaf_view(const pq_rowgroup *rg, size_t leaf, pq_leaf_view *out, pq_err *err);
+
+/* Exchanges the buffered values of leaf dl of dst and leaf sl of src, which
+ * may belong to different schemas: O(1), no copy. The two leaves must have
+ * the same physical type, width and maximum levels, and dst's must be
+ * empty; src's leaf is empty afterwards. Row counts are not touched: the
+ * caller ends dst's rows once every leaf holds them, and resets src.
+ * PQ_EINVAL otherwise. */
+int pq_rowgroup_swap_leaf(pq_rowgroup *dst, size_t dl, pq_rowgroup *src, size_t sl, pq_err *err);
+
+/* Sets the ended-row count of a row group filled leaf by leaf (swap_leaf,
+ * puts), after checking every leaf holds exactly that many rows. */
+int pq_rowgroup_set_rows(pq_rowgroup *rg, uint64_t rows, pq_err *err);
+
 /* Drops all rows, keeps the memory. */
 void pq_rowgroup_reset(pq_rowgroup *rg);
 

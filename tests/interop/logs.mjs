@@ -45,6 +45,7 @@ import { fileURLToPath } from 'node:url';
 import { compare as compareCanon, show as showCanon, Mismatch } from './canon.mjs';
 import { JNum, compareJV, parseJsonLine, splitLines, showJ } from './logs_json.mjs';
 import { loadSchema, defaultSchema, expectRecord } from './logs_schema.mjs';
+import { applyAutoShred } from './logs_auto.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 // duckdb-json: DuckDB's own Variant functions (CAST AS JSON, variant_extract,
@@ -186,6 +187,12 @@ async function checkReader(reader, c, opts) {
   const files = outputFiles(c);
   if (!files.length) return { status: 'FAIL', msg: `no output file ${c.outBase}.parquet (convert exit ${c.exit})` };
   const exp = loadCase(c);
+  let auto;
+  try { auto = applyAutoShred(files, exp.columns); } catch (e) { return { status: 'FAIL', msg: `footer: ${e.message}` }; }
+  if (auto.problem) return { status: 'FAIL', msg: auto.problem };
+  /* the default schema's files must really use the shredded layout */
+  if (c.name.endsWith('-default') && auto.shredded === 0)
+    return { status: 'FAIL', msg: `default schema: event is not shredded (${auto.notes.join('; ')})` };
   if (reader === 'duckdb-json') {
     const { checkDuckJson } = await import('./logs_duckjson.mjs');
     return checkDuckJson(files, exp, exp.columns.find(x => x.from === '*')?.name);
@@ -204,7 +211,7 @@ async function checkReader(reader, c, opts) {
     if (lim) return { status: 'SKIP', msg: `${reader} cannot read ${lim.feature}: ${lim.reason} (${msg})` };
     return { status: 'FAIL', msg: `read failed: ${msg}` };
   }
-  const notes = [...res.notes];
+  const notes = [...res.notes, ...auto.notes];
   if (opts.nativeStrict && res.nativeProblem)
     return { status: 'FAIL', msg: `hyparquet's own VARIANT decoding ${res.nativeProblem} (--native-strict)` };
   const fileNote = files.length > 1 ? `${files.length} files` : '';

@@ -41,7 +41,7 @@ function variantLocations(columns) {
   const out = [];
   const walk = (type, label, sql, get, inList) => {
     if (type.kind === 'variant') {
-      out.push({ label, shred: type.shred, inList, sql, get });
+      out.push({ label, shred: type.shred, auto: type.auto, inList, sql, get });
     } else if (type.kind === 'struct') {
       for (const f of type.fields)
         walk(f.type, `${label}.${f.name}`, `struct_extract(${sql}, ${lit(f.name)})`,
@@ -113,7 +113,7 @@ function duckTypeOfShred(sh) {
 }
 
 /* Is `typ` (variant_typeof) right for the source value v? */
-function typeOk(v, typ, sh) {
+function typeOk(v, typ, sh, auto) {
   if (v === undefined || v === null) return typ === 'VARIANT_NULL' ? null : 'expected VARIANT_NULL';
   if (typeof v === 'boolean') {        /* Variant true/false are types of their own */
     const want = v ? 'BOOL_TRUE' : 'BOOL_FALSE';
@@ -128,6 +128,9 @@ function typeOk(v, typ, sh) {
     return `scale not below precision: readers print it as ".5" or crash`;
   const shredType = shredIsExact(sh) || (typeof sh === 'string' && sh.trim() === 'double') ? duckTypeOfShred(sh) : null;
   if (shredType && typ === shredType) return null; // stored in the typed_value column
+  /* automatic shredding widens integers (VariantShredding.md allows it) */
+  const wider = (t) => /^INT(8|16|32|64)$/.test(t) && Number(t.slice(3)) >= Number(r.intType.slice(3));
+  if (r.kind === 'int' && auto && wider(typ)) return null;
   if (r.kind === 'int') return typ === r.intType ? null : `expected ${r.intType} (narrowest)`;
   if (r.kind === 'dec') return dm && Number(dm[2]) === r.s ? null : `expected DECIMAL(p, ${r.s})`;
   return typ === 'DOUBLE' ? null : 'expected DOUBLE';
@@ -198,7 +201,7 @@ export async function checkDuckJson(files, exp, star) {
             return;
           }
           const sh = shredAt(loc.shred, p);
-          const why = typeOk(want, typ, sh);
+          const why = typeOk(want, typ, sh, loc.auto);
           if (why) { fail = `${where}: variant_typeof ${typ} for ${showJ(want)}: ${why}`; return; }
           if (want === undefined) return;
           let got;

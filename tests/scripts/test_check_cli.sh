@@ -39,6 +39,7 @@ has_out "default" "    required binary metadata;"
 has_out "default" "  required int64 _ingest_ts (TIMESTAMP(MICROS,true));"
 has_out "default" "# config: (built-in defaults)"
 has_out "default" "compression=zstd"
+has_out "default" "  event: auto, decided per file from its first row group (max_columns=256 max_depth=4 min_presence=0.5)"
 
 # --- a good configuration with a schema file -------------------------------
 mkdir -p "$TMP/conf/schemas"
@@ -73,6 +74,8 @@ has_out "good config" "encoding=delta_binary_packed"
 has_out "good config" "compression=gzip(9)"
 has_out "good config" "bloom=on(fpp 0.01, ndv auto)"
 has_out "good config" "key=k1"
+has_out "good config" "  attrs: the schema's shred tree"
+has_out "good config" "  rest: auto, decided per file"
 has_out "good config" "# schema: conf/schemas/access.yaml"
 run "good config (--config=)" 0 check --config=conf/good.yaml
 

@@ -228,5 +228,17 @@ check "write failure leaves no parquet file" [ -z "$(find "$T/full" -name '*.par
 check "write failure leaves no temp file" no_temp "$T/full"
 check "write failure is explained" grep -q 'file too large' "$T/full.err"
 
+# ---- -v: each file's automatic shredding ------------------------------------
+for i in 1 2 3; do printf '{"level":"info","status":%d,"req":{"path":"/p%d"}}\n' $((200 + i)) "$i"; done \
+    >"$T/auto.ndjson"
+"$PARQD" convert -v -o "$T/auto.parquet" "$T/auto.ndjson" 2>"$T/auto.err"
+rc=$?
+check "-v exits 0" [ "$rc" -eq 0 ]
+check "-v names the shredded fields" grep -qF \
+    'parqd convert: file from record 1: column event shredded as {"level":"string","req":{"path":"string"},"status":"int16"}' \
+    "$T/auto.err"
+"$PARQD" convert -o "$T/auto2.parquet" "$T/auto.ndjson" 2>"$T/auto2.err"
+check "without -v, no shredding line" bash -c "! grep -q 'shredded as' '$T/auto2.err'"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,327 @@
+/* autoshred.c - automatic Variant shredding per output file (`shred:
+ * auto`, DESIGN.md): workers shred records into the pipeline's layout, in
+ * which an auto column is unshredded (metadata + value). When a file's
+ * first row group is complete, the assembler looks at that row group's
+ * values of each auto column (schema/vauto.h), derives the file's own
+ * layout with the chosen shred trees (sc_schema_derive) and opens the
+ * file's writer on it. Each row group of the file is then converted on the
+ * encoding worker: the other columns' leaves change row group without a
+ * copy (pq_rowgroup_swap_leaf), and so does each auto column's metadata
+ * leaf; its values are written through vs_write_value into the file's
+ * layout. The next file decides again. A file whose first row group shows
+ * nothing stable keeps the pipeline's layout and skips the conversion.
+ *
+ * Threads: pl_file_start runs with the assembly token, pl_auto_convert on
+ * any worker encoding a row group of the file (the file's row-group pool
+ * under the pipeline lock), pl_file_auto_free with the write token or in
+ * cleanup. */
+#include "pipeline_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vauto.h"
+
+#define PL_AUTO_SAMPLE_ROWS 16384  /* rows of the first row group looked at */
+
+int pl_auto_init(pl_pipeline *p, pq_err *err)
+{
+    const sc_schema *s = p->cfg.schema;
+    p->auto_cols = calloc(s->n_columns ? s->n_columns : 1, sizeof *p->auto_cols);
+    if (p->auto_cols == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    for (size_t i = 0; i < s->n_columns; i++) {
+        const sc_type *t = s->columns[i].type;
+        if (t->kind == SC_VARIANT && t->autoshred.on && t->shred->kind == SC_SHRED_NONE)
+            p->auto_cols[p->n_auto++] = i;
+    }
+    return 0;
+}
+
+/* One row's Variant of an unshredded top-level column, by row: the cursors
+ * walk the metadata and value leaves' values in step. */
+typedef struct pl_vcur {
+    pq_leaf_view m, v;
+    size_t vi;
+    bool optional;
+} pl_vcur;
+
+static int vcur_open(const pq_rowgroup *rg, const sc_type *t, pl_vcur *c, pq_err *err)
+{
+    c->vi = 0;
+    c->optional = t->def > 0;
+    int rc = pq_rowgroup_leaf_view(rg, (size_t)t->metadata_leaf, &c->m, err);
+    return rc ? rc : pq_rowgroup_leaf_view(rg, (size_t)t->shred->value_leaf, &c->v, err);
+}
+
+/* Row r's value: true and *out, or false (the column is null; *def). */
+static bool vcur_row(pl_vcur *c, size_t r, vr_variant *out, uint16_t *def)
+{
+    if (c->optional && c->m.def[r] != c->m.max_def) {
+        *def = c->m.def[r];
+        return false;
+    }
+    size_t i = c->vi++;
+    *out = (vr_variant){
+        .metadata = c->m.heap + c->m.offsets[i],
+        .metadata_len = c->m.offsets[i + 1] - c->m.offsets[i],
+        .value = c->v.heap + c->v.offsets[i],
+        .value_len = c->v.offsets[i + 1] - c->v.offsets[i],
+    };
+    return true;
+}
+
+/* The shred tree for column col from up to PL_AUTO_SAMPLE_ROWS rows of rg
+ * spread over it; NULL when nothing qualifies. */
+static int decide(const sc_type *t, const pq_rowgroup *rg, sc_shred **out, pq_err *err)
+{
+    *out = NULL;
+    va_stats st;
+    if (va_stats_init(&st, &t->autoshred) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    size_t rows = rg ? (size_t)pq_rowgroup_rows(rg) : 0;
+    size_t stride = rows > PL_AUTO_SAMPLE_ROWS ? (rows + PL_AUTO_SAMPLE_ROWS - 1) /
+                                                     PL_AUTO_SAMPLE_ROWS : 1;
+    pl_vcur c;
+    int rc = rows ? vcur_open(rg, t, &c, err) : 0;
+    for (size_t r = 0; rc == 0 && r < rows; r++) {
+        vr_variant v;
+        uint16_t def;
+        bool present = vcur_row(&c, r, &v, &def);
+        if (r % stride != 0)
+            continue;
+        if (present)
+            rc = va_observe(&st, &v, err);
+        else
+            va_observe_null(&st);
+    }
+    rc = rc ? rc : va_choose(&st, out, err);
+    va_stats_free(&st);
+    return rc;
+}
+
+/* Whether the file's layout has leaves under "<column>.typed_value". */
+static bool has_typed(const sc_schema *s, const char *col, size_t len)
+{
+    for (size_t i = 0; s != NULL && i < s->n_leaves; i++)
+        if (strncmp(s->leaves[i].path, col, len) == 0 &&
+            strncmp(s->leaves[i].path + len, ".typed_value.", 13) == 0)
+            return true;
+    return false;
+}
+
+/* Shredded leaves of a column encrypted through its `value` leaf path get
+ * the same key: a configured "<col>.value" becomes also "<col>.typed_value"
+ * (a configured "<col>" already covers every leaf below it). */
+static int file_keys(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    const pq_encryption_opts *e = p->wopts.encryption;
+    f->wopts = p->wopts;
+    if (e == NULL || e->n_columns == 0)
+        return 0;
+    f->enc = *e;
+    f->keys = calloc(e->n_columns * 2, sizeof *f->keys);
+    f->key_paths = calloc(e->n_columns, sizeof *f->key_paths);
+    if (f->keys == NULL || f->key_paths == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < e->n_columns; i++) {
+        f->keys[n++] = e->columns[i];
+        const char *c = e->columns[i].column;
+        size_t len = strlen(c);
+        if (len < 6 || strcmp(c + len - 6, ".value") != 0 || !has_typed(f->spec, c, len - 6))
+            continue;
+        char *tp = malloc(len + 7);
+        if (tp == NULL)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+        snprintf(tp, len + 7, "%.*s.typed_value", (int)(len - 6), c);
+        f->key_paths[f->n_keys++] = tp;
+        f->keys[n] = e->columns[i];
+        f->keys[n++].column = tp;
+    }
+    f->enc.columns = f->keys;
+    f->enc.n_columns = n;
+    f->wopts.encryption = &f->enc;
+    return 0;
+}
+
+/* Pipeline leaf -> file leaf for every leaf outside the auto columns
+ * (their subtrees are the same in both layouts). */
+static int map_leaves(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    const sc_schema *b = p->cfg.schema;
+    f->leaf_map = malloc((b->n_leaves ? b->n_leaves : 1) * sizeof *f->leaf_map);
+    if (f->leaf_map == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    for (size_t i = 0; i < b->n_columns; i++) {
+        const sc_type *bt = b->columns[i].type, *ft = f->spec->columns[i].type;
+        bool is_auto = false;
+        for (size_t a = 0; a < p->n_auto; a++)
+            is_auto |= p->auto_cols[a] == i;
+        for (int k = 0; k < bt->n_leaves; k++)
+            f->leaf_map[bt->leaf + k] = is_auto ? -1 : ft->leaf + k;
+    }
+    return 0;
+}
+
+/* Key-value metadata `parqd.shred.<column>` and the on_shred report. */
+static int describe(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    pq_buf js, key;
+    pq_buf_init(&js);
+    pq_buf_init(&key);
+    int rc = 0;
+    for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
+        const sc_column *c = &(f->spec ? f->spec : p->cfg.schema)->columns[p->auto_cols[a]];
+        pq_buf_reset(&js);
+        pq_buf_reset(&key);
+        rc = sc_shred_format_json(c->type->shred, &js) || pq_buf_push(&js, 0) ||
+             pq_buf_append(&key, "parqd.shred.", 12) ||
+             pq_buf_append(&key, c->name, strlen(c->name) + 1) ? PQ_ENOMEM : 0;
+        if (rc != 0) {
+            rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+            break;
+        }
+        rc = pq_writer_add_metadata(f->w, (const char *)key.data, (const char *)js.data, err);
+        if (rc == 0 && p->cb.on_shred != NULL)
+            p->cb.on_shred(p->cb.user, f->name, f->first_seq, c->name, (const char *)js.data);
+    }
+    pq_buf_free(&js);
+    pq_buf_free(&key);
+    return rc;
+}
+
+static int derive(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err)
+{
+    const sc_schema *b = p->cfg.schema;
+    sc_shred **roots = calloc(b->n_columns, sizeof *roots);
+    if (roots == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    int rc = 0;
+    for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
+        size_t i = p->auto_cols[a];
+        rc = decide(b->columns[i].type, first, &roots[i], err);
+    }
+    bool any = false;
+    for (size_t i = 0; i < b->n_columns; i++) {
+        any |= roots[i] != NULL;
+        if (rc != 0)
+            sc_shred_free(roots[i]);
+    }
+    if (rc != 0 || !any) {
+        /* nothing stable: the file keeps the pipeline's layout, no copy */
+        free(roots);
+        return rc;
+    }
+    rc = sc_schema_derive(b, roots, &f->spec, err);
+    free(roots);
+    rc = rc ? rc : sc_build_parquet_schema(f->spec, &f->ps, err);
+    return rc ? rc : map_leaves(p, f, err);
+}
+
+int pl_file_start(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err)
+{
+    if (p->n_auto == 0)
+        return pq_writer_open(&f->w, p->ps, &p->wopts, fs_sink(&f->fs), err);
+    int rc = derive(p, f, first, err);
+    rc = rc ? rc : file_keys(p, f, err);
+    rc = rc ? rc : pq_writer_open(&f->w, f->ps ? f->ps : p->ps, &f->wopts, fs_sink(&f->fs),
+                                  err);
+    if (rc != 0) {
+        pq_writer_destroy(f->w);
+        f->w = NULL;
+        return rc;
+    }
+    return describe(p, f, err);
+}
+
+static int convert_column(pl_worker *wk, const sc_type *bt, const sc_type *ft,
+                          const pq_rowgroup *src, pq_rowgroup *dst, pq_err *err)
+{
+    pl_vcur c;
+    int rc = vcur_open(src, bt, &c, err);
+    size_t rows = (size_t)pq_rowgroup_rows(src);
+    for (size_t r = 0; rc == 0 && r < rows; r++) {
+        vr_variant v;
+        uint16_t def;
+        if (vcur_row(&c, r, &v, &def)) {
+            rc = vs_write_value(&wk->vs, dst, ft, &v, 0, err);
+            continue;
+        }
+        for (int k = 0; rc == 0 && k < ft->n_leaves; k++)
+            if (ft->leaf + k != ft->metadata_leaf) /* moved whole, after the rows */
+                rc = pq_column_put_null(pq_rowgroup_column(dst, (size_t)(ft->leaf + k)), 0, def);
+        if (rc != 0)
+            rc = pq_err_set(err, rc, "pipeline: converting column: %s", pq_err_name(rc));
+    }
+    return rc;
+}
+
+static int convert(pl_pipeline *p, pl_worker *wk, pl_file *f, pq_rowgroup *src,
+                   pq_rowgroup *dst, pq_err *err)
+{
+    const sc_schema *b = p->cfg.schema;
+    int rc = 0;
+    for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
+        size_t i = p->auto_cols[a];
+        rc = convert_column(wk, b->columns[i].type, f->spec->columns[i].type, src, dst, err);
+        /* metadata is the same leaf in both layouts: moved, not rewritten */
+        rc = rc ? rc : pq_rowgroup_swap_leaf(dst, (size_t)f->spec->columns[i].type->metadata_leaf,
+                                             src, (size_t)b->columns[i].type->metadata_leaf, err);
+    }
+    for (size_t l = 0; rc == 0 && l < b->n_leaves; l++)
+        if (f->leaf_map[l] >= 0)
+            rc = pq_rowgroup_swap_leaf(dst, (size_t)f->leaf_map[l], src, l, err);
+    return rc ? rc : pq_rowgroup_set_rows(dst, pq_rowgroup_rows(src), err);
+}
+
+int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out, pq_err *err)
+{
+    pl_file *f = j->file;
+    *out = j->rg;
+    if (f->spec == NULL)
+        return 0;
+    pthread_mutex_lock(&p->mu);
+    pq_rowgroup *dst = f->n_conv ? f->conv[--f->n_conv] : NULL;
+    pthread_mutex_unlock(&p->mu);
+    if (dst == NULL && pq_rowgroup_new(&dst, f->ps, err) != 0)
+        return PQ_ENOMEM;
+    int rc = convert(p, wk, f, j->rg, dst, err);
+    if (rc != 0) {
+        pl_auto_put(p, f, dst);
+        return rc;
+    }
+    *out = dst;
+    return 0;
+}
+
+void pl_auto_put(pl_pipeline *p, pl_file *f, pq_rowgroup *rg)
+{
+    pthread_mutex_lock(&p->mu);
+    if (f->n_conv < PL_POOL_MAX) {
+        pq_rowgroup_reset(rg);
+        f->conv[f->n_conv++] = rg;
+        rg = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    pq_rowgroup_destroy(rg);
+}
+
+void pl_file_auto_free(pl_file *f)
+{
+    while (f->n_conv > 0)
+        pq_rowgroup_destroy(f->conv[--f->n_conv]);
+    for (size_t i = 0; i < f->n_keys; i++)
+        free(f->key_paths[i]);
+    free(f->key_paths);
+    free(f->keys);
+    free(f->leaf_map);
+    pq_schema_destroy(f->ps);
+    sc_schema_free(f->spec);
+    f->key_paths = NULL;
+    f->keys = NULL;
+    f->leaf_map = NULL;
+    f->ps = NULL;
+    f->spec = NULL;
+}

@@ -1,0 +1,354 @@
+/* test_vauto.c - the `shred: auto` decision (schema/vauto.c), the schema
+ * syntax for it (colspec: `shred: auto`, `{auto: {...}}`, `none`, the
+ * default for top-level Variant columns), per-file schemas
+ * (sc_schema_derive) and the row-group leaf exchange the pipeline converts
+ * with (pq_rowgroup_swap_leaf). Records are JSON lines turned into Variants
+ * by the real parser (schema/json.c) and builder (schema/variant.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "colspec.h"
+#include "json.h"
+#include "rowgroup.h"
+#include "variant.h"
+#include "vauto.h"
+
+/* ---- JSON -> Variant ---------------------------------------------------------- */
+
+static int h_bo(void *u) { return vr_begin_object(u); }
+static int h_eo(void *u) { return vr_end_object(u); }
+static int h_ba(void *u) { return vr_begin_array(u); }
+static int h_ea(void *u) { return vr_end_array(u); }
+static int h_key(void *u, const char *s, size_t n) { return vr_key(u, s, n); }
+static int h_str(void *u, const char *s, size_t n) { return vr_string(u, s, n); }
+static int h_bool(void *u, bool v) { return vr_bool(u, v); }
+static int h_null(void *u) { return vr_null(u); }
+static int h_num(void *u, const json_number *n) { return vr_json_number(u, n->raw, n->len); }
+
+static const json_handler H = {h_bo, h_key, h_eo, h_ba, h_ea, h_str, h_num, h_bool, h_null};
+
+typedef struct fixture {
+    json_parser jp;
+    vr_builder b;
+    va_stats st;
+} fixture;
+
+static void setup(fixture *f, const sc_auto *lim)
+{
+    assert_int_equal(json_parser_init(&f->jp, 0), 0);
+    assert_int_equal(vr_builder_init(&f->b, NULL), 0);
+    assert_int_equal(va_stats_init(&f->st, lim), 0);
+}
+
+static void teardown(fixture *f)
+{
+    json_parser_free(&f->jp);
+    vr_builder_free(&f->b);
+    va_stats_free(&f->st);
+}
+
+static void observe(fixture *f, const char *json)
+{
+    pq_err err = {0};
+    vr_variant v;
+    vr_builder_reset(&f->b);
+    assert_int_equal(json_parse_line(&f->jp, json, strlen(json), &H, &f->b, &err), 0);
+    assert_int_equal(vr_finish(&f->b, &v), 0);
+    assert_int_equal(va_observe(&f->st, &v, &err), 0);
+}
+
+/* The chosen tree as JSON ("" when nothing is shredded). */
+static char *choose(fixture *f)
+{
+    pq_err err = {0};
+    sc_shred *sh = NULL;
+    assert_int_equal(va_choose(&f->st, &sh, &err), 0);
+    pq_buf out;
+    pq_buf_init(&out);
+    if (sh != NULL)
+        assert_int_equal(sc_shred_format_json(sh, &out), 0);
+    assert_int_equal(pq_buf_push(&out, 0), 0);
+    char *s = strdup((const char *)out.data);
+    pq_buf_free(&out);
+    sc_shred_free(sh);
+    return s;
+}
+
+static const sc_auto DEF = {true, SC_AUTO_MAX_COLUMNS, SC_AUTO_MAX_DEPTH, SC_AUTO_MIN_PRESENCE};
+
+/* ---- the decision ------------------------------------------------------------- */
+
+static void test_vauto_stable_fields_get_their_types(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    char line[256];
+    for (int i = 0; i < 100; i++) {
+        snprintf(line, sizeof line,
+                 "{\"s\":\"x%d\",\"i\":%d,\"d\":%d.5,\"b\":%s,\"o\":{\"k\":%d},\"a\":[\"t\",\"u\"]}",
+                 i, i * 1000, i, i % 2 ? "true" : "false", i);
+        observe(&f, line);
+    }
+    char *t = choose(&f);
+    /* fields in name order; i reaches 99000: int32; o.k reaches 99: int8 */
+    assert_string_equal(t, "{\"a\":[\"string\"],\"b\":\"bool\",\"d\":\"double\",\"i\":\"int32\","
+                           "\"o\":{\"k\":\"int8\"},\"s\":\"string\"}");
+    free(t);
+    teardown(&f);
+}
+
+static void test_vauto_presence_and_type_consistency(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    for (int i = 0; i < 100; i++) {
+        char line[256];
+        /* rare: in 30% of rows; mixed: an int in 40%, a string in 60%;
+         * half: exactly 50% (kept: the ratio is "at least") */
+        snprintf(line, sizeof line, "{\"keep\":1%s%s%s}", i % 10 < 3 ? ",\"rare\":1" : "",
+                 i % 10 < 4 ? ",\"mixed\":1" : ",\"mixed\":\"s\"", i % 2 ? ",\"half\":true" : "");
+        observe(&f, line);
+    }
+    char *t = choose(&f);
+    assert_string_equal(t, "{\"half\":\"bool\",\"keep\":\"int8\",\"mixed\":\"string\"}");
+    free(t);
+    teardown(&f);
+}
+
+static void test_vauto_numbers_widen_or_stay(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    observe(&f, "{\"w\":1,\"big\":12345678901234567.8,\"mix\":1.5,\"id\":5}");
+    observe(&f, "{\"w\":300,\"big\":1234567890123456.78,\"mix\":2,\"id\":9223372036854775807}");
+    observe(&f, "{\"w\":70000,\"big\":1.5e300,\"mix\":2.5,\"id\":-1}");
+    char *t = choose(&f);
+    /* big: decimals dominate but a double is there too -> not shredded
+     * (only a pure decimal field is); mix: doubles dominate -> double,
+     * the int stays in value; w widens to int32, id to int64 */
+    assert_string_equal(t, "{\"id\":\"int64\",\"mix\":\"double\",\"w\":\"int32\"}");
+    free(t);
+    teardown(&f);
+    setup(&f, &DEF);
+    observe(&f, "{\"dec\":12345678901234567.8}");
+    observe(&f, "{\"dec\":123456789012345678.25}");
+    t = choose(&f);
+    assert_string_equal(t, "{\"dec\":\"decimal(20,2)\"}");
+    free(t);
+    teardown(&f);
+}
+
+static void test_vauto_case_twins(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    for (int i = 0; i < 10; i++)
+        observe(&f, i < 6 ? "{\"a\":1,\"A\":\"x\",\"o\":{\"Key\":1,\"KEY\":2,\"key\":3}}"
+                          : "{\"a\":1,\"o\":{\"Key\":1,\"key\":3}}");
+    /* readers fold case: one field per folded name, the most frequent
+     * (a: 10 rows over A: 6), ties in byte order (Key before key) */
+    char *t = choose(&f);
+    assert_string_equal(t, "{\"a\":\"int8\",\"o\":{\"Key\":\"int8\"}}");
+    free(t);
+    teardown(&f);
+}
+
+static void test_vauto_limits(void **state)
+{
+    (void)state;
+    sc_auto lim = {true, 2, 1, 0.5};
+    fixture f;
+    setup(&f, &lim);
+    for (int i = 0; i < 10; i++)
+        observe(&f, i < 8 ? "{\"a\":1,\"b\":2,\"c\":3,\"o\":{\"x\":1},\"l\":[1]}"
+                          : "{\"a\":1,\"c\":3,\"o\":{\"x\":1},\"l\":[1]}");
+    /* max_depth 1: no nested fields; max_columns 2: a and c (every row)
+     * win over b (8 of 10) */
+    char *t = choose(&f);
+    assert_string_equal(t, "{\"a\":\"int8\",\"c\":\"int8\"}");
+    free(t);
+    teardown(&f);
+}
+
+static void test_vauto_nothing_stable(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    observe(&f, "[1,2]");
+    observe(&f, "\"text\"");
+    observe(&f, "{\"a\":1}");
+    char *t = choose(&f);                 /* the root is not mostly an object */
+    assert_string_equal(t, "");
+    free(t);
+    teardown(&f);
+    setup(&f, &DEF);
+    observe(&f, "{\"value\":1,\"typed_value\":2,\"\":3,\"e\":{}}");
+    observe(&f, "{\"value\":1,\"typed_value\":2,\"\":3,\"e\":{}}");
+    t = choose(&f);                       /* unshreddable names, an empty object */
+    assert_string_equal(t, "");
+    free(t);
+    teardown(&f);
+    setup(&f, &DEF);
+    va_observe_null(&f.st);
+    va_observe_null(&f.st);
+    observe(&f, "{\"a\":1}");
+    t = choose(&f);                       /* the column is null in 2 of 3 rows */
+    assert_string_equal(t, "");
+    free(t);
+    teardown(&f);
+}
+
+static void test_vauto_rejects_malformed_variants(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, &DEF);
+    pq_err err = {0};
+    static const uint8_t meta[] = {0x01, 0x00, 0x00};
+    static const uint8_t bad[] = {0x02, 0x05}; /* an object header claiming 5 fields */
+    vr_variant v = {meta, sizeof meta, bad, sizeof bad};
+    assert_int_equal(va_observe(&f.st, &v, &err), PQ_EPARSE);
+    teardown(&f);
+}
+
+/* ---- the schema language ------------------------------------------------------ */
+
+static sc_schema *load(const char *yaml, int want_rc)
+{
+    sc_schema *s = NULL;
+    pq_err err = {0};
+    int rc = sc_schema_load_buffer("t.yaml", yaml, strlen(yaml), &s, &err);
+    if (rc != want_rc)
+        fail_msg("load: rc %d (want %d): %s", rc, want_rc, err.msg);
+    return s;
+}
+
+static void test_vauto_schema_syntax(void **state)
+{
+    (void)state;
+    sc_schema *s = load("columns:\n"
+                        "  - {name: a, type: variant}\n"
+                        "  - {name: b, type: variant, shred: auto}\n"
+                        "  - {name: c, type: variant, shred: none}\n"
+                        "  - {name: d, type: variant, shred: {auto: {max_columns: 7, max_depth: 2,"
+                        " min_presence: 0.25}}}\n"
+                        "  - {name: e, type: variant, shred: {auto: string}}\n"
+                        "  - {name: f, type: struct, fields: [{name: v, type: variant}]}\n", 0);
+    const sc_type *a = s->columns[0].type, *b = s->columns[1].type, *c = s->columns[2].type;
+    const sc_type *d = s->columns[3].type, *e = s->columns[4].type;
+    assert_true(a->autoshred.on);
+    assert_int_equal(a->autoshred.max_columns, SC_AUTO_MAX_COLUMNS);
+    assert_true(b->autoshred.on);
+    assert_false(c->autoshred.on);
+    assert_int_equal(c->shred->kind, SC_SHRED_NONE);
+    assert_true(d->autoshred.on);
+    assert_int_equal(d->autoshred.max_columns, 7);
+    assert_int_equal(d->autoshred.max_depth, 2);
+    assert_true(d->autoshred.min_presence == 0.25);
+    /* an object shred of one field named auto stays an object shred */
+    assert_false(e->autoshred.on);
+    assert_int_equal(e->shred->kind, SC_SHRED_OBJECT);
+    /* a Variant inside a struct is not a column: no automatic shredding */
+    assert_false(s->columns[5].type->fields[0].type->autoshred.on);
+    sc_schema_free(s);
+
+    load("columns:\n  - {name: f, type: struct, fields: [{name: v, type: variant, shred: auto}]}\n",
+         PQ_EINVAL);
+    load("columns:\n  - {name: l, type: \"list<variant>\", shred: auto}\n", PQ_EINVAL);
+    load("columns:\n  - {name: d, type: variant, shred: {auto: {max_columns: 0}}}\n", PQ_EINVAL);
+    load("columns:\n  - {name: d, type: variant, shred: {auto: {min_presence: 1.5}}}\n",
+         PQ_EINVAL);
+    load("columns:\n  - {name: d, type: variant, shred: {auto: {depth: 2}}}\n", PQ_EINVAL);
+}
+
+/* ---- per-file schemas and the leaf exchange ---------------------------------- */
+
+static void test_vauto_derive_and_swap(void **state)
+{
+    (void)state;
+    sc_schema *base = load("columns:\n"
+                           "  - {name: n, type: int64}\n"
+                           "  - {name: event, type: variant, from: \"*\"}\n"
+                           "  - {name: tail, type: \"list<string>\"}\n", 0);
+    pq_err err = {0};
+    assert_int_equal(sc_schema_set_key(base, "event.value", "k1", &err), 0);
+    sc_shred *roots[3] = {NULL, sc_shred_new(), NULL};
+    sc_shred *root = roots[1];
+    root->kind = SC_SHRED_OBJECT;
+    root->fields = calloc(1, sizeof *root->fields);
+    root->fields[0].name = strdup("status");
+    root->fields[0].shred = sc_shred_new();
+    root->fields[0].shred->kind = SC_SHRED_PRIMITIVE;
+    root->fields[0].shred->type = sc_type_new_shred_prim(SC_INT, 16, 0, 0);
+    root->n_fields = 1;
+    sc_schema *fs = NULL;
+    assert_int_equal(sc_schema_derive(base, roots, &fs, &err), 0);
+    assert_null(roots[1]);
+    /* base: n, event.metadata, event.value, tail...element (4 leaves);
+     * derived: + typed_value.status.value / .typed_value (6 leaves) */
+    assert_int_equal(base->n_leaves, 4);
+    assert_int_equal(fs->n_leaves, 6);
+    assert_string_equal(fs->leaves[3].path, "event.typed_value.status.value");
+    assert_string_equal(fs->leaves[4].path, "event.typed_value.status.typed_value");
+    assert_string_equal(fs->leaves[4].opts.key_id, "k1");  /* the value leaf's key */
+    assert_int_equal(fs->columns[2].type->leaf, 5);          /* tail moved */
+    assert_int_equal(base->columns[2].type->leaf, 3);        /* base untouched */
+    pq_schema *bps, *fps;
+    assert_int_equal(sc_build_parquet_schema(base, &bps, &err), 0);
+    assert_int_equal(sc_build_parquet_schema(fs, &fps, &err), 0);
+
+    /* the list leaf changes row group without a copy, rows and all */
+    pq_rowgroup *src, *dst;
+    assert_int_equal(pq_rowgroup_new(&src, bps, &err), 0);
+    assert_int_equal(pq_rowgroup_new(&dst, fps, &err), 0);
+    pq_column *l = pq_rowgroup_column(src, 3);
+    assert_int_equal(pq_column_put_bytes(l, 0, "ab", 2), 0);
+    assert_int_equal(pq_column_put_bytes(l, 1, "c", 1), 0);
+    assert_int_equal(pq_rowgroup_swap_leaf(dst, 5, src, 3, &err), 0);
+    pq_leaf_view v;
+    assert_int_equal(pq_rowgroup_leaf_view(dst, 5, &v, &err), 0);
+    assert_int_equal(v.n_levels, 2);
+    assert_int_equal(v.n_values, 2);
+    assert_memory_equal(v.heap + v.offsets[1], "c", 1);
+    assert_int_equal(pq_rowgroup_leaf_view(src, 3, &v, &err), 0);
+    assert_int_equal(v.n_levels, 0);
+    /* a leaf of another type or with other levels is refused */
+    assert_int_equal(pq_rowgroup_swap_leaf(dst, 0, src, 3, &err), PQ_EINVAL);
+    assert_int_equal(pq_rowgroup_swap_leaf(dst, 4, src, 0, &err), PQ_EINVAL);
+    /* a row count the leaves do not hold is refused */
+    assert_int_equal(pq_rowgroup_set_rows(dst, 1, &err), PQ_ESTATE);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_schema_destroy(bps);
+    pq_schema_destroy(fps);
+    sc_schema_free(fs);
+    sc_schema_free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vauto_stable_fields_get_their_types),
+        cmocka_unit_test(test_vauto_presence_and_type_consistency),
+        cmocka_unit_test(test_vauto_numbers_widen_or_stay),
+        cmocka_unit_test(test_vauto_case_twins),
+        cmocka_unit_test(test_vauto_limits),
+        cmocka_unit_test(test_vauto_nothing_stable),
+        cmocka_unit_test(test_vauto_rejects_malformed_variants),
+        cmocka_unit_test(test_vauto_schema_syntax),
+        cmocka_unit_test(test_vauto_derive_and_swap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
