@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -44,6 +45,7 @@ typedef struct fixture {
     char published[512];
 } fixture;
 
+/* Mode 0600: key files readable by others are refused (schema/keyfile.c). */
 static void write_file(const char *dir, const char *name, const char *text)
 {
     char path[128];
@@ -52,6 +54,7 @@ static void write_file(const char *dir, const char *name, const char *text)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+    assert_int_equal(chmod(path, 0600), 0);
 }
 
 static void on_shred(void *user, const char *file, uint64_t first_seq, const char *column,
