@@ -140,6 +140,7 @@ static int build_dictionary(chunk_state *st, bool *fits, pq_err *err)
 #define PQ_SAMPLE_BYTES (128u * 1024u)
 #define PQ_SAMPLE_MAX 16384u
 #define PQ_SAMPLE_MIN 1024u
+#define PQ_SAMPLE_MARGIN 0.97   /* what an alternative must save to be chosen */
 
 typedef struct sample_range {
     size_t v0, n;
@@ -229,7 +230,9 @@ static int choose_fallback(chunk_state *st, sample_range r, size_t *size, pq_err
         int rc = sample_size(st, cand[i], r, &sz, err);
         if (rc != 0)
             return rc;
-        if (sz < *size) {
+        /* an alternative must win clearly: a sample's small margins flip
+         * with the sample and do not carry to the whole chunk */
+        if (i == 0 || (double)sz < (double)*size * PQ_SAMPLE_MARGIN) {
             *size = sz;
             st->enc = cand[i];
         }
@@ -258,7 +261,8 @@ static int dictionary_pays(chunk_state *st, bool *pays, pq_err *err)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", st->col->node->path);
     rc = sample_compress(st, err);
     double scale = (double)st->col->n_values / (double)r.n;
-    *pays = rc != 0 || (double)w->scratch.len + (double)idx * scale <= (double)fb * scale;
+    *pays = rc != 0 || ((double)w->scratch.len + (double)idx * scale) * PQ_SAMPLE_MARGIN <=
+                           (double)fb * scale;
     return rc;
 }
 
