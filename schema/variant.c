@@ -1317,6 +1317,8 @@ typedef struct vr_without {
     vr_str prev;
 } vr_without;
 
+#define VR_WITHOUT_FIELDS 64
+
 static int vr_without_next(vr_without *w, vr_field *f, pq_err *err)
 {
     while (w->i < w->c->n) {
@@ -1358,11 +1360,16 @@ int vr_object_append_without(pq_buf *out, const vr_meta *m, const uint8_t *obj,
         rc = vr_check_sorted(drop, ndrop, err);
     if (rc != 0)
         return rc;
-    vr_without w = {&c, m, drop, ndrop, 0, 0, {NULL, 0}};
+    /* One walk when the kept fields fit here (shredded objects keep a
+     * few); a second walk to write them otherwise. */
+    vr_field keep[VR_WITHOUT_FIELDS];
+    vr_without w = {.c = &c, .m = m, .drop = drop, .ndrop = ndrop};
     vr_field f;
     size_t n = 0, data = 0;
     uint32_t maxid = 0;
     while ((rc = vr_without_next(&w, &f, err)) == 1) {
+        if (n < VR_WITHOUT_FIELDS)
+            keep[n] = f;
         n++;
         data += f.len;
         maxid = f.id > maxid ? f.id : maxid;
@@ -1376,8 +1383,12 @@ int vr_object_append_without(pq_buf *out, const vr_meta *m, const uint8_t *obj,
     uint8_t *base = out->data + out->len;
     uint8_t *ids = vr_put_header(base, true, n, idw, offw), *offs = ids + n * idw;
     size_t pos = 0;
-    w = (vr_without){&c, m, drop, ndrop, 0, 0, {NULL, 0}};
-    for (size_t k = 0; vr_without_next(&w, &f, err) == 1; k++) {
+    w = (vr_without){.c = &c, .m = m, .drop = drop, .ndrop = ndrop};
+    for (size_t k = 0; k < n; k++) {
+        if (n <= VR_WITHOUT_FIELDS)
+            f = keep[k];
+        else if (vr_without_next(&w, &f, err) != 1)
+            return pq_err_set(err, PQ_ESTATE, "variant: object changed while re-encoding");
         vr_put_le(ids + k * idw, f.id, idw);
         vr_put_le(offs + k * offw, pos, offw);
         memcpy(base + h + pos, f.value, f.len);
