@@ -152,28 +152,17 @@ port_busy() {
     timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null
 }
 
-# mono_now: MONO = whole seconds since boot. Deadlines use this clock, not
-# bash's $SECONDS: that follows the wall clock, which a VM may step while
-# a test waits (seen: a 180 s wait "timing out" after 2 s).
-mono_now() {
-    read -r MONO _ </proc/uptime
-    MONO=${MONO%.*}
-}
-
-# mono_before DEADLINE: true while the monotonic clock is before DEADLINE.
-mono_before() {
-    mono_now
-    [ "$MONO" -lt "$1" ]
-}
-
+# Timeouts count polls (10 a second), not clock time: this VM's clocks,
+# wall and boot time alike, can jump when the VM is paused, and a 180 s
+# wait then "timed out" after 2 s. A pause stops the count instead.
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s; false on timeout.
 wait_for() {
-    mono_now
-    local deadline=$((MONO + $1))
+    local polls=$(($1 * 10))
     shift
-    while mono_before "$deadline"; do
+    while [ "$polls" -gt 0 ]; do
         "$@" && return 0
         sleep 0.1
+        polls=$((polls - 1))
     done
     "$@"
 }
@@ -213,13 +202,13 @@ daemon_start() {
 # daemon_wait_ready LOG N SECONDS: waits for more than N "ready (" lines
 # in LOG while $DPID lives.
 daemon_wait_ready() {
-    mono_now
-    local deadline=$((MONO + $3)) c
-    while mono_before "$deadline"; do
+    local polls=$(($3 * 10)) c
+    while [ "$polls" -gt 0 ]; do
         c=$(grep -c 'ready (' "$1" 2>/dev/null)
         [ "${c:-0}" -gt "$2" ] && return 0
         alive "$DPID" || return 1
         sleep 0.1
+        polls=$((polls - 1))
     done
     return 1
 }
@@ -228,10 +217,10 @@ daemon_wait_ready() {
 # EXIT_STATUS to its status, or "timeout" (then it is still running).
 # Not in $(...): a subshell cannot wait for this shell's children.
 wait_exit() {
-    mono_now
-    local deadline=$((MONO + $2))
-    while alive "$1" && mono_before "$deadline"; do
+    local polls=$(($2 * 10))
+    while alive "$1" && [ "$polls" -gt 0 ]; do
         sleep 0.1
+        polls=$((polls - 1))
     done
     if alive "$1"; then
         EXIT_STATUS=timeout
