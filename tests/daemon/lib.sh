@@ -118,11 +118,21 @@ forget_pid() { # the process is gone (waited for): stop tracking it
 free_port() {
     local p i
     for i in 1 2 3 4 5 6 7 8 9 10; do
+        # A random port below the kernel's ephemeral range: a port the kernel
+        # handed out (listen on 0) can be taken, before parqd binds it, by any
+        # client socket on the machine, e.g. the 1,000 connections of a test
+        # running in parallel.
         p=$(node -e '
-const net = require("net");
+const net = require("net"), fs = require("fs");
+let lo = 10000, hi = 32768;
+try {
+  const r = fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/);
+  if (Number(r[0]) > lo + 1000) hi = Number(r[0]);
+} catch (e) {}
+const p = lo + Math.floor(Math.random() * (hi - lo));
 const s = net.createServer();
-s.listen({ port: 0, host: "127.0.0.1" }, () => {
-  const p = s.address().port;
+s.on("error", () => console.log(0));
+s.listen({ port: p, host: "127.0.0.1" }, () => {
   s.close(() => {
     const s6 = net.createServer();
     s6.on("error", e => console.log(e.code === "EADDRINUSE" ? 0 : p));
