@@ -107,6 +107,7 @@ struct pl_pipeline {
     pl_file *cur_file;
     pq_rowgroup *cur_rg;
     int64_t rg_started_us;       /* monotonic */
+    uint64_t last_rg_rows;       /* rows of the last row group closed (assembler) */
     uint64_t next_seq;           /* first line not yet in a file or the dead letters */
     _Atomic uint64_t file_seq;   /* {seq} of the last file named */
     pl_file *files;              /* live files, for cleanup */

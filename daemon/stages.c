@@ -127,6 +127,7 @@ static int close_rowgroup(pl_pipeline *p, pq_err *err)
             return rc;
     }
     size_t mem = pq_rowgroup_buffered_bytes(p->cur_rg);
+    p->last_rg_rows = pq_rowgroup_rows(p->cur_rg);
     pthread_mutex_lock(&p->mu);
     pl_job *j = pl_job_get(p, err);
     if (j != NULL) {
@@ -202,11 +203,16 @@ static uint64_t rows_that_fit(const pl_pipeline *p, uint64_t left)
 }
 
 /* Rows the row group being started will likely hold, judged by the batch
- * that starts it: its limits, or 0 when none is set (no reservation). */
+ * that starts it: what its limits let it hold, or, once one has closed,
+ * what the last one held (plus an eighth) when that was less: a daemon's
+ * row groups close by age long before their byte limit, and room reserved
+ * but never filled still fragments the heap. 0: no reservation. */
 static uint64_t expected_rowgroup_rows(const pl_pipeline *p, const pq_rowgroup *like)
 {
     const cf_roll *r = &p->cfg.row_group;
     uint64_t rows = r->max_rows ? r->max_rows : UINT64_MAX;
+    if (p->last_rg_rows > 0 && p->last_rg_rows + p->last_rg_rows / 8 < rows)
+        rows = p->last_rg_rows + p->last_rg_rows / 8;
     size_t bytes = pq_rowgroup_buffered_bytes(like);
     uint64_t like_rows = pq_rowgroup_rows(like);
     if (r->max_bytes && bytes > 0 && like_rows > 0) {
