@@ -16,6 +16,7 @@
 
 #include "colspec.h"
 #include "json.h"
+#include "../support/json_variant.c"
 #include "rowgroup.h"
 #include "vauto.h"
 #include "vshred.h"
@@ -26,17 +27,6 @@ typedef struct fz_rec {
     uint8_t *meta, *value;
     size_t meta_len, value_len;
 } fz_rec;
-
-static int h_bo(void *u) { return vr_begin_object(u); }
-static int h_eo(void *u) { return vr_end_object(u); }
-static int h_ba(void *u) { return vr_begin_array(u); }
-static int h_ea(void *u) { return vr_end_array(u); }
-static int h_key(void *u, const char *s, size_t n) { return vr_key(u, s, n); }
-static int h_str(void *u, const char *s, size_t n) { return vr_string(u, s, n); }
-static int h_bool(void *u, bool v) { return vr_bool(u, v); }
-static int h_null(void *u) { return vr_null(u); }
-static int h_num(void *u, const json_number *n) { return vr_json_number(u, n->raw, n->len); }
-static const json_handler H = {h_bo, h_key, h_eo, h_ba, h_ea, h_str, h_num, h_bool, h_null};
 
 static bool add(fz_rec *r, const uint8_t *m, size_t ml, const uint8_t *v, size_t vl)
 {
@@ -64,7 +54,7 @@ static size_t from_json(const uint8_t *data, size_t size, fz_rec *recs)
         pq_err err = {0};
         vr_variant v;
         vr_builder_reset(&b);
-        if (json_parse_line(&jp, (const char *)data + i, len, &H, &b, &err) == 0 &&
+        if (json_parse_line(&jp, (const char *)data + i, len, &pqt_json_variant, &b, &err) == 0 &&
             vr_finish(&b, &v) == 0 && add(&recs[n], v.metadata, v.metadata_len, v.value,
                                           v.value_len))
             n++;

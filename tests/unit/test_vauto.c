@@ -16,23 +16,12 @@
 #include "buf.h"
 #include "colspec.h"
 #include "json.h"
+#include "json_variant.h"
 #include "rowgroup.h"
 #include "variant.h"
 #include "vauto.h"
 
 /* ---- JSON -> Variant ---------------------------------------------------------- */
-
-static int h_bo(void *u) { return vr_begin_object(u); }
-static int h_eo(void *u) { return vr_end_object(u); }
-static int h_ba(void *u) { return vr_begin_array(u); }
-static int h_ea(void *u) { return vr_end_array(u); }
-static int h_key(void *u, const char *s, size_t n) { return vr_key(u, s, n); }
-static int h_str(void *u, const char *s, size_t n) { return vr_string(u, s, n); }
-static int h_bool(void *u, bool v) { return vr_bool(u, v); }
-static int h_null(void *u) { return vr_null(u); }
-static int h_num(void *u, const json_number *n) { return vr_json_number(u, n->raw, n->len); }
-
-static const json_handler H = {h_bo, h_key, h_eo, h_ba, h_ea, h_str, h_num, h_bool, h_null};
 
 typedef struct fixture {
     json_parser jp;
@@ -59,7 +48,7 @@ static void observe(fixture *f, const char *json)
     pq_err err = {0};
     vr_variant v;
     vr_builder_reset(&f->b);
-    assert_int_equal(json_parse_line(&f->jp, json, strlen(json), &H, &f->b, &err), 0);
+    assert_int_equal(json_parse_line(&f->jp, json, strlen(json), &pqt_json_variant, &f->b, &err), 0);
     assert_int_equal(vr_finish(&f->b, &v), 0);
     assert_int_equal(va_observe(&f->st, &v, &err), 0);
 }
