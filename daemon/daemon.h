@@ -22,7 +22,6 @@
 #include "spool.h"
 
 /* Lines per batch handed to the pipeline: one worker shreds a batch. */
-#define DM_BATCH_BYTES PL_BATCH_BYTES
 #define DM_BATCH_INTERVAL_MS 100      /* a partial batch waits at most this long */
 #define DM_INPUT_WINDOW_BYTES ((size_t)16 << 20) /* unparsed lines before reading pauses */
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */

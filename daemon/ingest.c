@@ -3,7 +3,7 @@
  *
  * Every accepted line is appended to the spool and gets the next seq.
  * Live mode: the line is also copied into the current batch, which goes to
- * the pipeline once it is DM_BATCH_BYTES large or DM_BATCH_INTERVAL_MS old,
+ * the pipeline once it is PL_BATCH_BYTES large or DM_BATCH_INTERVAL_MS old,
  * and only after the spool holds it (flushed, and fsynced per spool.sync).
  * Replay mode (at start with spool records past the watermark, or after a
  * write failure): lines only go to the spool, and an idle handle reads the
@@ -138,7 +138,7 @@ void dm_on_read_done(void *user)
     d->now_valid = false;
     if (dm_flush_spool(d, d->cf.spool.sync == CF_SYNC_ALWAYS) != 0)
         return;
-    if (d->live && pl_batch_bytes(d->batch) >= DM_BATCH_BYTES)
+    if (d->live && pl_batch_bytes(d->batch) >= PL_BATCH_BYTES)
         dm_submit_batch(d);
 }
 
@@ -227,7 +227,7 @@ static int replay_batch(dm_daemon *d, pl_batch *b)
             return PQ_ENOMEM;
         d->replay_next = r.seq + 1;
         dm_add(&dm_counters_global.spool_records_replayed, 1);
-        if (pl_batch_bytes(b) >= DM_BATCH_BYTES)
+        if (pl_batch_bytes(b) >= PL_BATCH_BYTES)
             return 0;
     }
 }
