@@ -30,3 +30,16 @@ void pqt_rm_rf(const char *path)
     }
     rmdir(path);
 }
+
+int pqt_write_file(const char *dir, const char *name, const char *text, unsigned mode)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return -1;
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    int rc = fputs(text, f) < 0 ? -1 : 0;
+    rc = fclose(f) != 0 ? -1 : rc;
+    return rc == 0 ? chmod(path, (mode_t)mode) : -1;
+}

@@ -6,4 +6,8 @@
  * gone already; symlinks are removed, not followed). */
 void pqt_rm_rf(const char *path);
 
+/* Writes text to dir/name with the given permission bits (key files must
+ * be 0600: readable keys are refused). 0, or -1 with errno. */
+int pqt_write_file(const char *dir, const char *name, const char *text, unsigned mode);
+
 #endif

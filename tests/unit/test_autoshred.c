@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -48,13 +47,7 @@ typedef struct fixture {
 /* Mode 0600: key files readable by others are refused (schema/keyfile.c). */
 static void write_file(const char *dir, const char *name, const char *text)
 {
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(pqt_write_file(dir, name, text, 0600), 0);
 }
 
 static void on_shred(void *user, const char *file, uint64_t first_seq, const char *column,

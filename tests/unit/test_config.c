@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tmpdir.h"
 #include "units.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -585,12 +586,7 @@ static void test_schema_inline_error_points_into_config(void **state)
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(pqt_write_file(dir, name, text, 0644), 0);
 }
 
 static void remove_files(const char *dir, const char *const *names)

@@ -13,18 +13,13 @@
 #include <unistd.h>
 
 #include "keyring.h"
+#include "tmpdir.h"
 
 static char dir[64];
 
 static void write_file(const char *name, const char *text)
 {
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    assert_int_equal(chmod(path, 0600), 0);   /* key files must be private */
+    assert_int_equal(pqt_write_file(dir, name, text, 0600), 0);   /* key files must be private */
 }
 
 static int setup(void **state)
