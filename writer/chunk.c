@@ -193,7 +193,7 @@ static int sample_size(chunk_state *st, pq_encoding enc, sample_range r, size_t 
 }
 
 /* The encodings auto mode weighs for values outside a dictionary; the
- * first wins ties. Integers: deltas for counters and sorted ids, PLAIN for
+ * first is kept unless another saves PQ_SAMPLE_MARGIN on the sample. Integers: deltas for counters and sorted ids, PLAIN for
  * random ones (ports, sizes), whose bytes the codec compresses better than
  * bit-packed deltas. Floats: BYTE_STREAM_SPLIT for noisy measurements,
  * PLAIN for decimal-looking values whose byte patterns the codec finds
@@ -215,8 +215,8 @@ static size_t fallback_candidates(pq_physical_type type, int page_version, pq_en
     }
 }
 
-/* Sets st->enc to the smallest candidate on the sample, *size to its
- * compressed sample size. */
+/* Sets st->enc to the candidate chosen on the sample, *size to its
+ * compressed sample size (SIZE_MAX when there was nothing to weigh). */
 static int choose_fallback(chunk_state *st, sample_range r, size_t *size, pq_err *err)
 {
     pq_encoding cand[2];
