@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The tree keeps the shape ARCHITECTURE.md describes: layers include only
+# downwards, no module cycles (includes or calls), and no file over 1,000
+# lines or function over 100 without a stated reason (code_shape.py).
+# usage: test_code_shape.sh BUILD_DIR [TESTDATA_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+python3 "$here/code_shape.py" "$here/../.." "$1"
