@@ -22,6 +22,8 @@ typedef struct vs_ctx {
     vs_state *st;
     pq_rowgroup *rg;
     vr_meta meta;
+    const uint8_t *meta_bytes;   /* the value's metadata, as given */
+    size_t meta_len;
     pq_err *err;
 } vs_ctx;
 
@@ -46,13 +48,15 @@ void vs_state_free(vs_state *st)
     *st = (vs_state){0};
 }
 
+static void next_generation(vs_state *st);
+
 void vs_state_forget(vs_state *st)
 {
     for (size_t i = 0; i < st->n_maps; i++)
         st->maps[i].node = NULL;
     st->n_maps = 0;
     pq_buf_reset(&st->meta);
-    st->meta_gen = 0;
+    next_generation(st);
 }
 
 /* ---- type matching ------------------------------------------------------ */
@@ -303,20 +307,29 @@ static int put_unshredded(const vs_ctx *x, const sc_shred *sh, const uint8_t *va
 
 /* A value with other metadata bytes than the last one starts a new
  * generation, which makes every learnt slot stale at once. */
-static int track_metadata(vs_state *st, const vr_variant *v, pq_err *err)
+static void next_generation(vs_state *st)
 {
-    if (st->meta_gen != 0 && st->meta.len == v->metadata_len &&
-        memcmp(st->meta.data, v->metadata, v->metadata_len) == 0)
-        return 0;
-    pq_buf_reset(&st->meta);
-    if (pq_buf_append(&st->meta, v->metadata, v->metadata_len) != 0)
-        return pq_err_set(err, PQ_ENOMEM, "variant shredding: out of memory");
     if (++st->meta_gen == 0) { /* wrapped: no old stamp may look current */
         for (size_t i = 0; i < st->cap_maps; i++)
             for (uint32_t k = 0; k < st->maps[i].n_slots; k++)
                 st->maps[i].slots[k].gen = 0;
         st->meta_gen = 1;
     }
+}
+
+/* Called before the first object of a value is matched (values without
+ * one never pay for the compare). */
+static int track_metadata(const vs_ctx *x)
+{
+    vs_state *st = x->st;
+    st->meta_checked = true;
+    if (st->meta_gen != 0 && st->meta.len == x->meta_len &&
+        memcmp(st->meta.data, x->meta_bytes, x->meta_len) == 0)
+        return 0;
+    pq_buf_reset(&st->meta);
+    if (pq_buf_append(&st->meta, x->meta_bytes, x->meta_len) != 0)
+        return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+    next_generation(st);
     return 0;
 }
 
@@ -326,6 +339,11 @@ static int track_metadata(vs_state *st, const vr_variant *v, pq_err *err)
 static int fieldmap_of(const vs_ctx *x, const sc_shred *sh, size_t *mi)
 {
     vs_state *st = x->st;
+    if (!st->meta_checked) {
+        int rc = track_metadata(x);
+        if (rc != 0)
+            return rc;
+    }
     for (size_t i = 0; i < st->n_maps; i++)
         if (st->maps[i].node == sh) {
             *mi = i;
@@ -585,7 +603,9 @@ static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const 
         return pq_err_set(err, PQ_EINVAL, "variant shredding: not a variant column");
     vs_ctx x = {.st = st, .rg = rg, .err = err};
     int rc = vr_meta_open(&x.meta, v->metadata, v->metadata_len, err);
-    rc = rc ? rc : track_metadata(st, v, err);
+    x.meta_bytes = v->metadata;
+    x.meta_len = v->metadata_len;
+    st->meta_checked = false;
     if (rc == 0 && metadata)
         rc = pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata, v->metadata_len);
     return rc ? rc : write_node(&x, t->shred, v->value, v->value_len, rep);

@@ -73,6 +73,7 @@ typedef struct vs_state {
     pq_buf kept;      /* vr_field[]: an object's fields left in `value` */
     pq_buf meta;      /* the metadata the field maps were learnt from */
     uint32_t meta_gen;
+    bool meta_checked; /* meta compared with the value being written */
     uint64_t visits;  /* object visits so far (vs_fieldmap.seen stamps) */
     vs_fieldmap *maps;
     size_t n_maps, cap_maps;
