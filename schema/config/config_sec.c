@@ -204,12 +204,3 @@ int cf_parse_ids(yp_doc *d, yaml_node_t *seq, const char *what, bool groups, uin
     }
     return rc;
 }
-
-bool cf_addr_overlaps(const cf_addr *a, const cf_addr *b)
-{
-    if (a->port != b->port)
-        return false;
-    bool wild_a = strcmp(a->host, "0.0.0.0") == 0 || strcmp(a->host, "::") == 0;
-    bool wild_b = strcmp(b->host, "0.0.0.0") == 0 || strcmp(b->host, "::") == 0;
-    return wild_a || wild_b || strcmp(a->host, b->host) == 0;
-}
