@@ -14,45 +14,33 @@
 #include "err.h"
 #include "units.h"
 
-static uint64_t size_of(const char *s)
+/* un_parse_size and un_parse_duration_ms share this signature. */
+typedef int (*parse_fn)(const char *s, uint64_t *out, const char **why);
+
+static uint64_t parsed(parse_fn parse, const char *s)
 {
     uint64_t v = 12345;
     const char *why = NULL;
-    int rc = un_parse_size(s, &v, &why);
+    int rc = parse(s, &v, &why);
     if (rc != 0)
         print_message("'%s': %s\n", s, why);
     assert_int_equal(rc, 0);
     return v;
 }
 
-static const char *size_error(const char *s)
+static const char *parse_error(parse_fn parse, const char *s)
 {
     uint64_t v = 0;
     const char *why = NULL;
-    assert_int_equal(un_parse_size(s, &v, &why), PQ_EINVAL);
+    assert_int_equal(parse(s, &v, &why), PQ_EINVAL);
     assert_non_null(why);
     return why;
 }
 
-static uint64_t ms_of(const char *s)
-{
-    uint64_t v = 12345;
-    const char *why = NULL;
-    int rc = un_parse_duration_ms(s, &v, &why);
-    if (rc != 0)
-        print_message("'%s': %s\n", s, why);
-    assert_int_equal(rc, 0);
-    return v;
-}
-
-static const char *duration_error(const char *s)
-{
-    uint64_t v = 0;
-    const char *why = NULL;
-    assert_int_equal(un_parse_duration_ms(s, &v, &why), PQ_EINVAL);
-    assert_non_null(why);
-    return why;
-}
+static uint64_t size_of(const char *s) { return parsed(un_parse_size, s); }
+static const char *size_error(const char *s) { return parse_error(un_parse_size, s); }
+static uint64_t ms_of(const char *s) { return parsed(un_parse_duration_ms, s); }
+static const char *duration_error(const char *s) { return parse_error(un_parse_duration_ms, s); }
 
 static void test_size_plain_and_binary_units(void **state)
 {
