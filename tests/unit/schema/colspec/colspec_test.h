@@ -51,14 +51,20 @@ static inline void assert_printed(const char *yaml, const char *expected)
     free(text);
 }
 
+/* The load of yaml must fail with PQ_EINVAL and no schema; *err says why. */
+static inline void load_fails(const char *yaml, pq_err *err)
+{
+    sc_schema *s = NULL;
+    int rc = sc_schema_load_buffer("t.yaml", yaml, strlen(yaml), &s, err);
+    assert_null(s);
+    assert_int_equal(rc, PQ_EINVAL);
+}
+
 /* The whole message must equal `expected`. */
 static inline void assert_error(const char *yaml, const char *expected)
 {
-    sc_schema *s = NULL;
     pq_err err = {0};
-    int rc = sc_schema_load_buffer("t.yaml", yaml, strlen(yaml), &s, &err);
-    assert_null(s);
-    assert_int_equal(rc, PQ_EINVAL);
+    load_fails(yaml, &err);
     if (strcmp(err.msg, expected) != 0)
         print_message("got:      %s\nexpected: %s\n", err.msg, expected);
     assert_string_equal(err.msg, expected);
@@ -67,11 +73,8 @@ static inline void assert_error(const char *yaml, const char *expected)
 /* The message must start with `prefix` (long "expected ..." tails). */
 static inline void assert_error_prefix(const char *yaml, const char *prefix)
 {
-    sc_schema *s = NULL;
     pq_err err = {0};
-    int rc = sc_schema_load_buffer("t.yaml", yaml, strlen(yaml), &s, &err);
-    assert_null(s);
-    assert_int_equal(rc, PQ_EINVAL);
+    load_fails(yaml, &err);
     if (strncmp(err.msg, prefix, strlen(prefix)) != 0)
         print_message("got:      %s\nexpected: %s...\n", err.msg, prefix);
     assert_true(strncmp(err.msg, prefix, strlen(prefix)) == 0);
