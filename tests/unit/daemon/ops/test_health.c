@@ -1,4 +1,4 @@
-/* test_health.c - the /health problem table (daemon/health.c): healthy by
+/* test_health.c - the /health problem table (daemon/ops/health.c): healthy by
  * default, problems named by component and "; "-separated in component
  * order, replace and clear, the 255-byte cut (never inside a UTF-8
  * character), one line per problem, short buffers, and concurrent use. */

@@ -1,4 +1,4 @@
-/* test_spool.c - the spool (daemon/spool*.c, daemon/crc32c.c): the on-disk
+/* test_spool.c - the spool (daemon/durability/spool*.c, daemon/durability/crc32c.c): the on-disk
  * bytes, round trips with random lines, seq continuity across reopen and
  * segment rolls, trimming on commit, the publication intent across a
  * crash, torn and garbled tails, a corrupt checkpoint, a failing write

@@ -1,4 +1,4 @@
-/* test_filesink.c - output files (daemon/filesink.c): temporary name,
+/* test_filesink.c - output files (daemon/output/filesink.c): temporary name,
  * atomic publication without overwriting, abort, directory creation,
  * write errors, and the rotation policy.
  *
@@ -55,8 +55,8 @@ static int test_fsync(int fd)
 
 #define FS_WRITE test_write
 #define FS_FSYNC test_fsync
-#include "../../daemon/filesink.c"
-#include "../../daemon/pathtpl.c"
+#include "../../../../daemon/output/filesink.c"
+#include "../../../../daemon/output/pathtpl.c"
 #include "tmpdir.h"
 
 static char root[256];

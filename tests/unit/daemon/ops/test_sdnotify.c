@@ -1,4 +1,4 @@
-/* test_sdnotify.c - sd_notify without libsystemd (daemon/sdnotify.c):
+/* test_sdnotify.c - sd_notify without libsystemd (daemon/ops/sdnotify.c):
  * datagrams reach a socket the test binds, named by a path or by an
  * '@' abstract name; RELOADING=1 carries CLOCK_MONOTONIC; no
  * NOTIFY_SOCKET is a silent no-op; bad sockets are errors that say so;

@@ -1,4 +1,4 @@
-/* test_framer.c - the NDJSON line framer (daemon/framer.c).
+/* test_framer.c - the NDJSON line framer (daemon/ingest/framer.c).
  *
  * The daemon sources are linked only into the parqd binary, not into a library the
  * unit tests link, so this test compiles the module under test directly by
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../daemon/framer.c"
+#include "../../../../daemon/ingest/framer.c"
 
 /* ---- a recorder: every delivered line appended to a text trace --------- */
 

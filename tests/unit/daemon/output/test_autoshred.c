@@ -1,5 +1,5 @@
 /* test_autoshred.c - automatic Variant shredding in the write pipeline
- * (daemon/autoshred.c) with encryption and bloom filters: the default
+ * (daemon/output/autoshred.c) with encryption and bloom filters: the default
  * schema's `event`, encrypted with a column key, lands in files whose
  * shredded leaves carry the same key, whose shredded string field with
  * many distinct values has a bloom filter (the automatic rule of typed

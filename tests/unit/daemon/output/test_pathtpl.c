@@ -1,4 +1,4 @@
-/* test_pathtpl.c - output path templates (daemon/pathtpl.c): strftime
+/* test_pathtpl.c - output path templates (daemon/output/pathtpl.c): strftime
  * fields in UTC, {host} {pid} {seq}, and what is refused.
  *
  * The daemon sources are linked only into the parqd binary, not into a
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../daemon/pathtpl.c"
+#include "../../../../daemon/output/pathtpl.c"
 
 /* 2024-02-29T23:59:58Z, a Thursday, day 060 of a leap year. */
 static const time_t T = 1709251198;

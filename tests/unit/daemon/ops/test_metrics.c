@@ -1,4 +1,4 @@
-/* test_metrics.c - the metrics HTTP endpoint (daemon/metrics.c) over real
+/* test_metrics.c - the metrics HTTP endpoint (daemon/ops/metrics.c) over real
  * loopback TCP: an mt_server on an ephemeral port runs its own uv loop in
  * a thread while the test is the client, with blocking sockets.
  *

@@ -1,5 +1,5 @@
 /* test_listenfds.c - socket activation without libsystemd
- * (daemon/listenfds.c): real sockets are put at fds 3.. as systemd would,
+ * (daemon/ingest/listenfds.c): real sockets are put at fds 3.. as systemd would,
  * LISTEN_PID/LISTEN_FDS/LISTEN_FDNAMES set, and lf_listen_fds must return
  * them with their names, set FD_CLOEXEC and clear the environment, on
  * success and on every error; another process's LISTEN_PID means "not

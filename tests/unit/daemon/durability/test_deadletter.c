@@ -1,4 +1,4 @@
-/* test_deadletter.c - the dead-letter file (daemon/deadletter.c): JSON
+/* test_deadletter.c - the dead-letter file (daemon/durability/deadletter.c): JSON
  * escaping, lossless raw / raw_b64, timestamps, appending, write errors.
  *
  * The daemon sources are linked only into the parqd binary, not into a
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../daemon/deadletter.c"
+#include "../../../../daemon/durability/deadletter.c"
 
 /* ---- a strict reader for one flat JSON object -------------------------- */
 

@@ -1,4 +1,4 @@
-/* test_listener.c - the ingest server (daemon/listener.c, connection.c,
+/* test_listener.c - the ingest server (daemon/ingest/listener.c, connection.c,
  * lsock.c) over real sockets: TCP on 127.0.0.1 and ::1, Unix sockets in a
  * mkdtemp directory, inherited listening sockets. Clients are plain
  * blocking sockets driven from the test thread between turns of the uv
@@ -35,7 +35,7 @@
 #include "listener.h"
 #include "log.h"
 
-/* ---- the log, replaced (weak: daemon/log.c wins once it is linked) --- */
+/* ---- the log, replaced (weak: daemon/ops/log.c wins once it is linked) --- */
 
 static int warnings;
 static char last_warning[512];

@@ -1,5 +1,5 @@
 /* test_spool_faults.c - the spool's write side on a failing device
- * (daemon/spool.c): a full disk after a short write, a partial write that
+ * (daemon/durability/spool.c): a full disk after a short write, a partial write that
  * cannot be cut off again, a failing fdatasync.
  *
  * This test compiles spool.c itself with its SP_WRITE / SP_FTRUNCATE /
@@ -62,7 +62,7 @@ static int test_fdatasync(int fd)
 #define SP_WRITE test_write
 #define SP_FTRUNCATE test_ftruncate
 #define SP_FDATASYNC test_fdatasync
-#include "../../daemon/spool.c"
+#include "../../../../daemon/durability/spool.c"
 #include "tmpdir.h"
 
 static char root[512], dir[600];

@@ -1,4 +1,4 @@
-/* test_tls.c - daemon/tls.c in process: an OpenSSL client (memory BIOs)
+/* test_tls.c - daemon/ingest/tls.c in process: an OpenSSL client (memory BIOs)
  * talks to tl_conn through a pump, with a PKI made at test time
  * (tests/support/tlspki.h). Checked: records reach the sink only after
  * the handshake (and the subject check) succeed; mutual TLS refuses a

@@ -1,4 +1,4 @@
-/* test_log.c - the daemon's log lines (daemon/log.c): the plain format
+/* test_log.c - the daemon's log lines (daemon/ops/log.c): the plain format
  * with an RFC 3339 UTC timestamp, level filtering, journald priority
  * prefixes when JOURNAL_STREAM names stderr, one line per event (line
  * breaks replaced, long messages cut) and whole lines under concurrency.

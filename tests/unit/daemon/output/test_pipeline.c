@@ -1,4 +1,4 @@
-/* test_pipeline.c - the shared write pipeline (daemon/pipeline.c,
+/* test_pipeline.c - the shared write pipeline (daemon/output/pipeline.c,
  * stages.c, outfile.c): rows keep input order across workers and files,
  * row groups and files close exactly at their row limits, rejects reach
  * the dead letters, published files carry contiguous spool ranges, and a
