@@ -1,11 +1,12 @@
 /* batch.c - pl_batch: framed lines handed from the reading thread to the
- * pipeline's workers, and what shredding them produced (pipeline.h).
+ * pipeline's workers, and what shredding them produced (batch.h; the
+ * inside: batch_int.h).
  *
  * Threads: the owner fills a batch; after pl_submit one worker at a time
  * uses it (shred, then assemble); then it returns to the pipeline's pool.
  * Buffers keep their capacity across reuse, so steady state allocates
  * nothing per line. */
-#include "batch.h"
+#include "batch_int.h"
 
 #include <stdlib.h>
 #include <string.h>

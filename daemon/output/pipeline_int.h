@@ -1,6 +1,13 @@
-/* pipeline_int.h - the pipeline's state, shared by pipeline.c (workers,
- * queues, life cycle), stages.c (shred, assemble, write) and outfile.c
- * (output files). Nothing outside the pipeline includes it. */
+/* pipeline_int.h - the pipeline's state, shared by pipeline.c (pools,
+ * failure, accounting), workers.c (worker threads, queues, life cycle),
+ * stages.c (shred, assemble, write), outfile.c (output files) and
+ * autoshred.c (each file's own layout). Nothing outside the pipeline
+ * includes it.
+ *
+ * Who calls whom: workers.c calls stages.c, outfile.c, autoshred.c and
+ * pipeline.c; stages.c calls outfile.c, autoshred.c and pipeline.c;
+ * outfile.c calls autoshred.c. No call goes back up, and pipeline.c (the
+ * state's own operations) calls none of them. */
 #ifndef PQ_PIPELINE_INT_H
 #define PQ_PIPELINE_INT_H
 
@@ -8,7 +15,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "batch.h"
+#include "batch_int.h"
 #include "pathtpl.h"
 #include "pipeline.h"
 #include "rowgroup.h"
@@ -19,7 +26,7 @@
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
 #define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
 
-/* Marker batches: requests ordered with the data (pipeline.c). */
+/* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
 
 /* A Parquet file being written: opened by the assembler, appended to and
@@ -147,6 +154,8 @@ static inline int64_t pl_mono_us(void)
 pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err);
 void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg);
 void pl_batch_put(pl_pipeline *p, pl_batch *b);
+pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
+void pl_job_put(pl_pipeline *p, pl_job *j);
 void pl_fail(pl_pipeline *p, const pq_err *e);
 void pl_update_buffered(pl_pipeline *p);
 void pl_pools_free(pl_pipeline *p);
@@ -160,8 +169,6 @@ void pl_assemble_run(pl_pipeline *p);
 /* Lock held on entry and exit; takes the write token and writes every job
  * that is ready, in order. */
 void pl_write_run(pl_pipeline *p);
-pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
-void pl_job_put(pl_pipeline *p, pl_job *j);
 
 /* autoshred.c */
 /* pl_new: finds the `shred: auto` columns. */

@@ -1,7 +1,11 @@
 /* stages.c - the pipeline's stages (pipeline.h): shred a batch (any
  * worker), assemble batches into row groups in order (assembly token),
  * append encoded row groups and close files in order (write token).
- * Encoding itself is one call, in pipeline.c. */
+ * Encoding itself is one call, in workers.c.
+ *
+ * Called by the workers (workers.c); calls the shared state (pipeline.c:
+ * pools, failure, accounting), the output files (outfile.c) and the
+ * files' layouts (autoshred.c), never back up into workers.c. */
 #include "pipeline_int.h"
 
 #include <inttypes.h>
@@ -73,28 +77,6 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
 }
 
 /* ---- jobs (lock held) ------------------------------------------------------ */
-
-pl_job *pl_job_get(pl_pipeline *p, pq_err *err)
-{
-    pl_job *j = p->free_jobs;
-    if (j != NULL) {
-        p->free_jobs = j->next;
-    } else if ((j = calloc(1, sizeof *j)) == NULL || (j->enc = pq_encoded_new()) == NULL) {
-        free(j);
-        pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
-        return NULL;
-    }
-    pq_encoded *enc = j->enc;
-    memset(j, 0, sizeof *j);
-    j->enc = enc;
-    return j;
-}
-
-void pl_job_put(pl_pipeline *p, pl_job *j)
-{
-    j->next = p->free_jobs;
-    p->free_jobs = j;
-}
 
 static void job_enqueue(pl_pipeline *p, pl_job *j)
 {
