@@ -1,6 +1,9 @@
 /* connection.c - one ingest connection: its byte stream (connection.h)
- * and its life on the loop (listener_int.h): accept, read through the
- * server's shared buffer, frame, close.
+ * and its life on the loop (connection_int.h): accept, read through the
+ * server's shared buffer, frame, close. Refusals (ls_refused: counted,
+ * logged at most once a minute per reason) are here too, for the server
+ * and for the connections it refuses after accept (TLS, peer
+ * credentials), so that nothing here calls up into listener.c.
  *
  * Thread: the loop thread only.
  *
@@ -19,9 +22,10 @@
  * Unix peers: with allow_uids / allow_gids, SO_PEERCRED (and
  * SO_PEERGROUPS for supplementary groups, where the kernel has it) is
  * checked right after accept, before a byte is read. */
-#include "listener_int.h"
+#include "connection_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +114,42 @@ static void list_append(ls_server *s, ls_conn *c)
     else
         s->head = c;
     s->tail = c;
+}
+
+/* ---- refusals --------------------------------------------------------------- */
+
+#define LS_LOG_EVERY_MS 60000
+
+bool ls_once_a_minute(ls_server *s, bool *logged, uint64_t *last_ms)
+{
+    uint64_t now = uv_now(s->loop);
+    if (*logged && now - *last_ms < LS_LOG_EVERY_MS)
+        return false;
+    *logged = true;
+    *last_ms = now;
+    return true;
+}
+
+static const char *const refuse_why[DM_REFUSE_COUNT] = {
+    [DM_REFUSE_MAX_CONNECTIONS] = "limits.max_connections reached",
+    [DM_REFUSE_OUT_OF_FDS] = "out of file descriptors",
+    [DM_REFUSE_TLS_HANDSHAKE] = "TLS handshake failed",
+    [DM_REFUSE_TLS_SUBJECT] = "client certificate subject not allowed",
+    [DM_REFUSE_PEER_CRED] = "Unix peer not in allow_uids / allow_gids",
+};
+
+void ls_refused(ls_server *s, dm_refuse reason, const char *detail)
+{
+    dm_add(&dm_counters_global.connections_refused, 1);
+    dm_add(&dm_counters_global.connections_refused_by[reason], 1);
+    s->refused_unlogged[reason]++;
+    if (!ls_once_a_minute(s, &s->refused_logged[reason], &s->refused_log_ms[reason]))
+        return;
+    uint64_t n = s->refused_unlogged[reason];
+    lg_warning("refused %" PRIu64 " connection%s: %s%s%s (logged at most once a minute per "
+               "reason)", n, n == 1 ? "" : "s", refuse_why[reason], detail ? "; latest: " : "",
+               detail ? detail : "");
+    s->refused_unlogged[reason] = 0;
 }
 
 /* ---- TLS ----------------------------------------------------------------- */

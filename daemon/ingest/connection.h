@@ -1,5 +1,5 @@
 /* connection.h - one ingest connection's byte stream: received bytes in,
- * framed lines out to the listener's callbacks (listener.h), with the
+ * framed lines out to the listener's callbacks (listener_cb.h), with the
  * ingest counters kept on the way. No socket here, so the same code runs
  * under read_cb (connection.c) and under the fuzzer (fuzz_conn.c).
  *
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "framer.h"
-#include "listener.h"
+#include "listener_cb.h"
 
 typedef struct cn_stream {
     fr_framer fr;                /* the unfinished line, at most max_line_bytes + 1 */

@@ -12,10 +12,12 @@
  *
  * Idle timeout: one timer for the whole server, armed for the moment the
  * least recently active connection turns idle (the list head, see
- * listener_int.h), rather than a uv_timer_t per connection: that would
+ * connection_int.h), rather than a uv_timer_t per connection: that would
  * add ~150 bytes to every connection and a heap update to every read,
  * where a read here only stores a timestamp and relinks two pointers. */
-#include "listener_int.h"
+#include "listener.h"
+
+#include "connection_int.h"
 
 #include <assert.h>
 #include <fcntl.h>
@@ -27,8 +29,6 @@
 
 #include "counters.h"
 #include "log.h"
-
-#define LS_LOG_EVERY_MS 60000
 
 /* A listener to be: the fd and what is needed to wrap and describe it. */
 typedef struct ls_plan {
@@ -398,38 +398,6 @@ int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
 
 /* ---- accepting -------------------------------------------------------- */
 
-static bool once_a_minute(ls_server *s, bool *logged, uint64_t *last_ms)
-{
-    uint64_t now = uv_now(s->loop);
-    if (*logged && now - *last_ms < LS_LOG_EVERY_MS)
-        return false;
-    *logged = true;
-    *last_ms = now;
-    return true;
-}
-
-static const char *const refuse_why[DM_REFUSE_COUNT] = {
-    [DM_REFUSE_MAX_CONNECTIONS] = "limits.max_connections reached",
-    [DM_REFUSE_OUT_OF_FDS] = "out of file descriptors",
-    [DM_REFUSE_TLS_HANDSHAKE] = "TLS handshake failed",
-    [DM_REFUSE_TLS_SUBJECT] = "client certificate subject not allowed",
-    [DM_REFUSE_PEER_CRED] = "Unix peer not in allow_uids / allow_gids",
-};
-
-void ls_refused(ls_server *s, dm_refuse reason, const char *detail)
-{
-    dm_add(&dm_counters_global.connections_refused, 1);
-    dm_add(&dm_counters_global.connections_refused_by[reason], 1);
-    s->refused_unlogged[reason]++;
-    if (!once_a_minute(s, &s->refused_logged[reason], &s->refused_log_ms[reason]))
-        return;
-    uint64_t n = s->refused_unlogged[reason];
-    lg_warning("refused %" PRIu64 " connection%s: %s%s%s (logged at most once a minute per "
-               "reason)", n, n == 1 ? "" : "s", refuse_why[reason], detail ? "; latest: " : "",
-               detail ? detail : "");
-    s->refused_unlogged[reason] = 0;
-}
-
 static void refused_full(ls_server *s)
 {
     char detail[64];
@@ -459,7 +427,7 @@ static void on_connection(uv_stream_t *h, int status)
         dm_add(&dm_counters_global.connections_refused, 1);
         dm_add(&dm_counters_global.connections_refused_by[DM_REFUSE_OUT_OF_FDS], 1);
     }
-    if (once_a_minute(s, &s->accept_err_logged, &s->accept_err_log_ms))
+    if (ls_once_a_minute(s, &s->accept_err_logged, &s->accept_err_log_ms))
         lg_warning("%s: accepting a connection failed: %s (logged at most once a minute)",
                    l->desc, uv_strerror(status));
 }

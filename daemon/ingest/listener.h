@@ -50,15 +50,7 @@
 #include "config.h"
 #include "err.h"
 #include "framer.h"
-
-typedef struct ls_callbacks {
-    void *user;
-    /* source: "tcp:192.0.2.7:51234", "tcp:[2001:db8::1]:51234", "unix:/run/parqd.sock"
-     * (the peer for TCP, the socket path for Unix), valid during the call.
-     * Returns 0; non-zero closes the connection. */
-    int (*on_line)(void *user, const char *source, const fr_line *line);
-    void (*on_read_done)(void *user);
-} ls_callbacks;
+#include "listener_cb.h"
 
 /* A socket inherited from the service manager (listenfds.h). */
 typedef struct ls_inherited {

@@ -1,6 +1,12 @@
-/* listener_int.h - what listener.c (the server: listeners, accepting,
- * limits, idle sweep, pause, shutdown) and connection.c (one accepted
- * connection: reading, framing, closing) share. Not for other modules.
+/* connection_int.h - the ingest server's state as both its halves see
+ * it: listener.c (the server: listeners, accepting, limits, idle sweep,
+ * pause, shutdown) and connection.c (one accepted connection: reading,
+ * framing, closing; and refusing one). Not for other modules.
+ *
+ * It belongs to the lower half, the connection: listener.c includes it
+ * and calls the cn_* functions below; connection.c never calls into
+ * listener.c (a refused peer is counted and logged by ls_refused, which
+ * lives in connection.c for that reason).
  *
  * Thread: the loop thread only.
  *
@@ -9,19 +15,23 @@
  * so the idle sweep only ever looks at the head. Time for idleness is an
  * "active clock" that stops while the server is paused, so a paused
  * connection ages only while it could have sent something. */
-#ifndef PQ_LISTENER_INT_H
-#define PQ_LISTENER_INT_H
+#ifndef PQ_CONNECTION_INT_H
+#define PQ_CONNECTION_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
 
+#include "config.h"
 #include "connection.h"
 #include "counters.h"
-#include "listener.h"
+#include "listener_cb.h"
 #include "lsock.h"
 #include "tls.h"
+
+/* The server (listener.h declares the same opaque name for its API). */
+typedef struct ls_server ls_server;
 
 /* One shared read buffer: the loop thread frames each read before the
  * next one, so connections need no buffer of their own. */
@@ -108,14 +118,15 @@ static inline uint64_t ls_active_ms(const ls_server *s)
     return (s->paused ? s->pause_start_ms : uv_now(s->loop)) - s->paused_ms;
 }
 
-/* listener.c */
+/* connection.c */
 /* Counts a refused connection under reason and logs it, at most once a
  * minute per reason (with how many were refused since, and detail about
  * the latest: "inputs[1] tcp 0.0.0.0:5171 tcp:192.0.2.7:5123: handshake:
  * wrong version number"). */
 void ls_refused(ls_server *s, dm_refuse reason, const char *detail);
-
-/* connection.c */
+/* Whether a message rate-limited by *logged / *last_ms may be logged now
+ * (at most once a minute); if so, records that it was. */
+bool ls_once_a_minute(ls_server *s, bool *logged, uint64_t *last_ms);
 /* Accepts from l into a new connection at the tail of the list, reading
  * unless the server is paused. Returns 0 or a libuv error (the pending
  * connection is then accepted and closed, or left if memory ran out). */
