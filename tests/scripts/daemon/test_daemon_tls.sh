@@ -28,8 +28,8 @@
 # Last line: "N passed, M failed"; exit status 1 if anything failed.
 set -u
 BUILD=${1:?usage: test_daemon_tls.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
-. "$(dirname "$0")/../daemon/pki.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/pki.sh"
 lib_init test_daemon_tls
 
 PKI="$T/pki"

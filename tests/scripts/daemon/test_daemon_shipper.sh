@@ -18,7 +18,7 @@
 set -u
 BUILD=${1:?usage: test_daemon_shipper.sh BUILD_DIR TESTDATA_DIR}
 TESTDATA=${2:?usage: test_daemon_shipper.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_shipper
 
 SYSLOG_NG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)

@@ -14,7 +14,7 @@
 # Last line: "N passed, M failed".
 set -u
 BUILD=${1:?usage: test_daemon_reload.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_reload
 
 PORT=$(free_port)

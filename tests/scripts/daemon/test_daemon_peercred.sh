@@ -19,7 +19,7 @@
 # Last line: "N passed, M failed[, K skipped]".
 set -u
 BUILD=${1:?usage: test_daemon_peercred.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_peercred
 
 if [ "$(id -u)" != 0 ] || ! command -v useradd >/dev/null || ! command -v runuser >/dev/null; then

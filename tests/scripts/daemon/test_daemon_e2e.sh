@@ -17,7 +17,7 @@
 set -u
 BUILD=${1:?usage: test_daemon_e2e.sh BUILD_DIR TESTDATA_DIR}
 TESTDATA=${2:?usage: test_daemon_e2e.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_e2e
 
 LOGS=("$TESTDATA"/logs/*/*.json)

@@ -15,7 +15,7 @@
 # kill timings. Last line: "N passed, M failed".
 set -u
 BUILD=${1:?usage: test_daemon_crash.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_crash
 
 SPOOL_DUMP="$BUILD/spool_dump"

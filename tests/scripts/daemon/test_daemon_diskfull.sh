@@ -16,7 +16,7 @@
 # Last line: "N passed, M failed[, K skipped]".
 set -u
 BUILD=${1:?usage: test_daemon_diskfull.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_diskfull
 
 if ! mount_tmpfs "$T/probe" 1m; then

@@ -20,8 +20,8 @@
 # Last line: "N passed, M failed".
 set -u
 BUILD=${1:?usage: test_daemon_tls_hostile.sh BUILD_DIR TESTDATA_DIR}
-. "$(dirname "$0")/../daemon/lib.sh"
-. "$(dirname "$0")/../daemon/pki.sh"
+. "$(dirname "$0")/../../daemon/lib.sh"
+. "$(dirname "$0")/../../daemon/pki.sh"
 lib_init test_daemon_tls_hostile
 
 HALF=${HALF_OPEN:-1000}
