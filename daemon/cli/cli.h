@@ -7,4 +7,11 @@
  * missing), else 0. */
 int cli_take_opt(int argc, char **argv, int *i, const char *opt, const char **val);
 
+/* Stores an option's value taken by cli_take_opt in *dst. dst NULL (arg
+ * was no option cmd knows, which `unknown` names), a missing or empty
+ * value, or an option given twice: prints "parqd CMD: WHY 'ARG'" to
+ * stderr and returns -1; else 0. */
+int cli_store_opt(const char *cmd, const char *unknown, const char **dst, const char *val,
+                  const char *arg);
+
 #endif

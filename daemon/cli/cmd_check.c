@@ -30,14 +30,8 @@ static int parse_args(int argc, char **argv, const char **config, const char **s
             dst = config;
         else if (cli_take_opt(argc, argv, &i, "--schema", &v))
             dst = schema;
-        if (dst == NULL || v == NULL || v[0] == '\0' || *dst != NULL) {
-            fprintf(stderr, "parqd check: %s '%s'\n",
-                    dst == NULL ? "unexpected argument" : *dst ? "repeated option"
-                                                               : "missing value for",
-                    argv[i]);
+        if (cli_store_opt("check", "unexpected argument", dst, v, argv[i]) != 0)
             return -1;
-        }
-        *dst = v;
     }
     return 0;
 }

@@ -169,14 +169,8 @@ static int parse_args(int argc, char **argv, args *a)
             dst = &a->schema;
         else if (cli_take_opt(argc, argv, &i, "-o", &v))
             dst = &a->out;
-        if (dst == NULL || v == NULL || v[0] == '\0' || *dst != NULL) {
-            fprintf(stderr, "parqd convert: %s '%s'\n",
-                    dst == NULL ? "unknown option" : *dst ? "repeated option"
-                                                          : "missing value for",
-                    argv[i]);
+        if (cli_store_opt("convert", "unknown option", dst, v, argv[i]) != 0)
             return -1;
-        }
-        *dst = v;
     }
     return 0;
 }

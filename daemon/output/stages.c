@@ -95,6 +95,17 @@ static void job_enqueue(pl_pipeline *p, pl_job *j)
     pthread_cond_broadcast(&p->work_cv);
 }
 
+/* Lock held: buffered bytes went down, so the owner may read again. The
+ * callback runs without the lock (it may ask the pipeline things). */
+static void report_progress(pl_pipeline *p)
+{
+    if (p->cb.on_progress == NULL)
+        return;
+    pthread_mutex_unlock(&p->mu);
+    p->cb.on_progress(p->cb.user);
+    pthread_mutex_lock(&p->mu);
+}
+
 /* ---- assembly (assembly token, no lock unless said) --------------------------- */
 
 /* The current row group becomes an encode job. */
@@ -340,11 +351,7 @@ void pl_assemble_run(pl_pipeline *p)
         p->cur_rg_mem = rg_bytes;
         pl_update_buffered(p);
         pl_batch_put(p, b);
-        if (p->cb.on_progress != NULL) {
-            pthread_mutex_unlock(&p->mu);
-            p->cb.on_progress(p->cb.user);
-            pthread_mutex_lock(&p->mu);
-        }
+        report_progress(p);
     }
     p->assembling = false;
     pthread_cond_broadcast(&p->work_cv);
@@ -387,11 +394,7 @@ void pl_write_run(pl_pipeline *p)
             pl_update_buffered(p);
         }
         pl_job_put(p, j);
-        if (p->cb.on_progress != NULL) {
-            pthread_mutex_unlock(&p->mu);
-            p->cb.on_progress(p->cb.user);
-            pthread_mutex_lock(&p->mu);
-        }
+        report_progress(p);
     }
     p->writing = false;
     pthread_cond_broadcast(&p->work_cv);
