@@ -1,6 +1,6 @@
 /* cmd_run.c - `parqd [--config FILE]`: the daemon (DESIGN.md "Command
  * line"). Start-up, the loop's timers and signals, reload and shutdown;
- * the line flow itself is ingest.c, the write path pipeline.c.
+ * the line flow itself is ingest.c, the write path output/ (pipeline.h).
  *
  * Threads: main() runs the libuv loop (this file, ingest.c, listener.c,
  * metrics.c); the pipeline has its worker threads. Workers reach the loop

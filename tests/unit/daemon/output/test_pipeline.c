@@ -1,8 +1,9 @@
 /* test_pipeline.c - the shared write pipeline (daemon/output/pipeline.c,
- * stages.c, outfile.c): rows keep input order across workers and files,
- * row groups and files close exactly at their row limits, rejects reach
- * the dead letters, published files carry contiguous spool ranges, and a
- * failure removes every unpublished file and resumes at the watermark.
+ * workers.c, stages.c, outfile.c): rows keep input order across workers
+ * and files, row groups and files close exactly at their row limits,
+ * rejects reach the dead letters, published files carry contiguous spool
+ * ranges, and a failure removes every unpublished file and resumes at the
+ * watermark.
  *
  * Files are read back with the test-side reader (tests/support/pqfile):
  * row counts from the footer, and the single int64 column's values
