@@ -1,9 +1,9 @@
 /* spool_fixture.h - what the spool's tests share (test_crc32c.c,
  * test_spool_format.c, test_spool_commit.c, test_spool_damage.c,
- * test_spool_reader.c): a fresh directory per test (root, the spool in
- * root/spool), a seeded PRNG (SPOOL_SEED=<n> replays a seed), reading and
- * writing whole files, the segments present, opening and flushing
- * without an error, and lines that can be told apart by seq
+ * test_spool_reader.c, test_spool_faults.c): a fresh directory per test
+ * (root, the spool in root/spool), a seeded PRNG (SPOOL_SEED=<n> replays
+ * a seed), reading and writing whole files, the segments present, opening
+ * and flushing without an error, and lines that can be told apart by seq
  * (append_seq_lines, expect_seq_lines).
  *
  * Real files under $TMPDIR (or /tmp). Included by one test file per

@@ -1,12 +1,12 @@
 /* test_spool_faults.c - the spool's write side on a failing device
- * (daemon/durability/spool.c): a full disk after a short write, a partial write that
- * cannot be cut off again, a failing fdatasync.
+ * (daemon/durability/spool.c): a full disk after a short write, a partial
+ * write that cannot be cut off again, a failing fdatasync.
  *
  * This test compiles spool.c itself with its SP_WRITE / SP_FTRUNCATE /
  * SP_FDATASYNC hooks pointed at wrappers that fail on demand (the object
  * wins over the pq_daemon library's copy at link time; the other spool
- * files come from the library). test_spool.c covers the real kernel path
- * with RLIMIT_FSIZE. */
+ * files come from the library). test_spool_damage.c covers the real
+ * kernel path with RLIMIT_FSIZE; the fixture is spool_fixture.h. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,34 +63,14 @@ static int test_fdatasync(int fd)
 #define SP_FTRUNCATE test_ftruncate
 #define SP_FDATASYNC test_fdatasync
 #include "../../../../daemon/durability/spool.c"
-#include "tmpdir.h"
+#include "spool_fixture.h"
 
-static char root[512], dir[600];
-
-static int setup(void **state)
+/* The spool fixture's fresh directory, and no fault armed. */
+static int faults_setup(void **state)
 {
-    (void)state;
-    const char *t = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/test_spool_faults_XXXXXX", t && *t ? t : "/tmp");
-    if (mkdtemp(root) == NULL)
-        return -1;
-    snprintf(dir, sizeof dir, "%s/spool", root);
     write_budget = -1;
     fail_ftruncate = fail_fdatasync = 0;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pqt_rm_rf(root);
-    return 0;
-}
-
-static uint64_t file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
+    return setup(state);
 }
 
 static void seg_file(char *out, size_t n, uint64_t first)
@@ -257,11 +237,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_spool_disk_full_after_a_short_write_loses_nothing,
-                                        setup, teardown),
+                                        faults_setup, teardown),
         cmocka_unit_test_setup_teardown(
-            test_spool_partial_write_that_cannot_be_cut_moves_to_a_new_segment, setup, teardown),
+            test_spool_partial_write_that_cannot_be_cut_moves_to_a_new_segment, faults_setup,
+            teardown),
         cmocka_unit_test_setup_teardown(test_spool_fdatasync_failure_is_an_error_and_is_retried,
-                                        setup, teardown),
+                                        faults_setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
