@@ -1,4 +1,4 @@
-/* bench_spool.c - throughput of the spool's hot path (daemon/spool.c):
+/* bench_spool.c - throughput of the spool's hot path (daemon/durability/spool.c):
  * sp_append of NDJSON-sized lines with an sp_flush per 64 KiB (what the
  * daemon does after each socket read), then a full replay.
  *

@@ -1,5 +1,5 @@
 # lib.sh - shared helpers of the daemon end-to-end tests
-# (tests/scripts/test_daemon_*.sh) and bench/bench_daemon.sh: result
+# (tests/scripts/daemon/test_daemon_*.sh) and bench/bench_daemon.sh: result
 # counting, a temporary directory and the processes started in it (all
 # killed on exit), free ports, waiting for sockets and log lines, starting
 # and stopping parqd, /proc memory and CPU readings, HTTP GETs on the

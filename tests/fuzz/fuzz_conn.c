@@ -1,5 +1,5 @@
 /* fuzz_conn.c - libFuzzer target for a connection's byte handling
- * (daemon/connection.c: cn_stream_feed / cn_stream_finish, the code
+ * (daemon/ingest/connection.c: cn_stream_feed / cn_stream_finish, the code
  * read_cb runs), without sockets: the input decides the bytes and where
  * the reads split them.
  *

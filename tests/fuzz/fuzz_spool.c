@@ -1,5 +1,5 @@
 /* fuzz_spool.c - libFuzzer target for the spool's open-time repair and
- * replay (daemon/spool*.c).
+ * replay (daemon/durability/spool*.c).
  *
  * The input becomes one or two segment files (and optionally a
  * checkpoint) in a scratch directory; then sp_open, a full replay, a few

@@ -1,5 +1,5 @@
 /* fuzz_tls.c - libFuzzer target for a TLS input's record path
- * (daemon/tls.c: tl_conn_feed, the code read_cb runs for a TLS
+ * (daemon/ingest/tls.c: tl_conn_feed, the code read_cb runs for a TLS
  * connection), without sockets: the input decides the bytes a peer sends
  * and where the reads split them.
  *

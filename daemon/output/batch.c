@@ -1,0 +1,106 @@
+/* batch.c - pl_batch: framed lines handed from the reading thread to the
+ * pipeline's workers, and what shredding them produced (batch.h; the
+ * inside: batch_int.h).
+ *
+ * Threads: the owner fills a batch; after pl_submit one worker at a time
+ * uses it (shred, then assemble); then it returns to the pipeline's pool.
+ * Buffers keep their capacity across reuse, so steady state allocates
+ * nothing per line. */
+#include "batch_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pl_batch *pl_batch_new(void)
+{
+    pl_batch *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        return NULL;
+    pq_buf_init(&b->text);
+    pq_buf_init(&b->lines);
+    pq_buf_init(&b->sources);
+    pq_buf_init(&b->row_lines);
+    pq_buf_init(&b->rejects);
+    pq_buf_init(&b->reasons);
+    /* A batch goes on at PL_BATCH_BYTES; the read that crosses it may add
+     * up to one more read buffer's worth. Lines average hundreds of bytes. */
+    size_t text = PL_BATCH_BYTES + ((size_t)64 << 10);
+    if (pq_buf_reserve(&b->text, text) != 0 ||
+        pq_buf_reserve(&b->lines, text / 256 * sizeof(pl_line)) != 0) {
+        pl_batch_destroy(b);
+        return NULL;
+    }
+    return b;
+}
+
+void pl_batch_destroy(pl_batch *b)
+{
+    if (b == NULL)
+        return;
+    pq_buf_free(&b->text);
+    pq_buf_free(&b->lines);
+    pq_buf_free(&b->sources);
+    pq_buf_free(&b->row_lines);
+    pq_buf_free(&b->rejects);
+    pq_buf_free(&b->reasons);
+    pq_rowgroup_destroy(b->rows);
+    free(b);
+}
+
+void pl_batch_reset(pl_batch *b, uint64_t first_seq)
+{
+    b->first_seq = first_seq;
+    b->n_lines = 0;
+    pq_buf_reset(&b->text);
+    pq_buf_reset(&b->lines);
+    pq_buf_reset(&b->sources);
+    pq_buf_reset(&b->row_lines);
+    pq_buf_reset(&b->rejects);
+    pq_buf_reset(&b->reasons);
+    b->has_source = false;
+    b->shredded = false;
+    b->fatal = 0;
+    if (b->rows != NULL)
+        pq_rowgroup_reset(b->rows);
+}
+
+/* Consecutive lines from one connection share one copy of its source. */
+static int intern_source(pl_batch *b, const char *source, uint32_t *off)
+{
+    size_t n = strlen(source);
+    if (b->has_source) {
+        const char *last = (const char *)b->sources.data + b->last_source;
+        if (strcmp(last, source) == 0) {
+            *off = b->last_source;
+            return 0;
+        }
+    }
+    if (b->sources.len > UINT32_MAX - n - 1)
+        return PQ_ELIMIT;
+    *off = (uint32_t)b->sources.len;
+    if (pq_buf_append(&b->sources, source, n + 1) != 0)
+        return PQ_ENOMEM;
+    b->last_source = *off;
+    b->has_source = true;
+    return 0;
+}
+
+int pl_batch_add(pl_batch *b, const char *source, const void *line, size_t len, uint64_t total,
+                 bool oversized, int64_t ingest_us, uint64_t lineno)
+{
+    pl_line l = {.off = b->text.len, .len = len, .total = total, .ingest_us = ingest_us,
+                 .lineno = lineno, .oversized = oversized};
+    int rc = intern_source(b, source, &l.source_off);
+    if (rc != 0)
+        return rc;
+    if (pq_buf_reserve(&b->lines, sizeof l) != 0 || pq_buf_append(&b->text, line, len) != 0)
+        return PQ_ENOMEM;
+    memcpy(b->lines.data + b->lines.len, &l, sizeof l);
+    b->lines.len += sizeof l;
+    b->n_lines++;
+    return 0;
+}
+
+size_t pl_batch_lines(const pl_batch *b) { return b->n_lines; }
+size_t pl_batch_bytes(const pl_batch *b) { return b->text.len; }
+uint64_t pl_batch_end_seq(const pl_batch *b) { return b->first_seq + b->n_lines; }

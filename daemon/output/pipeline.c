@@ -1,0 +1,226 @@
+/* pipeline.c - the pipeline's shared state, as every part of it uses it
+ * (pipeline_int.h): the pools (batches, row groups, jobs), failure, the
+ * buffered-bytes accounting, and what owners ask of it (drain, wait,
+ * stats, finished files).
+ *
+ * The bottom of the pipeline: the stages (stages.c, outfile.c,
+ * autoshred.c) and the workers (workers.c) call it; it calls none of
+ * them. The worker threads, submission and the life cycle are workers.c.
+ *
+ * Threads: any; "lock held" below means the pipeline's mutex p->mu.
+ * Memory: batches, row buffers and encode buffers are pooled and reused;
+ * in steady state nothing is allocated per line or per value. */
+#include "pipeline_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters.h"
+
+/* ---- pools (lock held) ------------------------------------------------- */
+
+pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
+{
+    if (p->n_pool > 0)
+        return p->pool[--p->n_pool];
+    pq_rowgroup *rg;
+    return pq_rowgroup_new(&rg, p->ps, err) == 0 ? rg : NULL;
+}
+
+/* Keeps up to PL_POOL_MAX row-group buffers (with their capacity: one
+ * being filled and one encoding is the steady state) for reuse. */
+void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
+{
+    if (rg == NULL)
+        return;
+    if (p->n_pool == PL_POOL_MAX) {
+        pq_rowgroup_destroy(rg);
+        return;
+    }
+    pq_rowgroup_reset(rg);
+    p->pool[p->n_pool++] = rg;
+}
+
+pl_batch *pl_batch_get(pl_pipeline *p)
+{
+    pthread_mutex_lock(&p->mu);
+    pl_batch *b = p->free_batches;
+    if (b != NULL) {
+        p->free_batches = b->next;
+        p->n_free_batches--;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (b == NULL)
+        b = pl_batch_new();
+    if (b != NULL) {
+        b->next = NULL;
+        b->marker = PL_MARK_NONE;
+    }
+    return b;
+}
+
+/* A batch keeps its row buffer (sized for a batch, not a row group); a
+ * few batches are kept for reuse, the rest freed, so a burst does not
+ * leave its memory behind. */
+void pl_batch_put(pl_pipeline *p, pl_batch *b)
+{
+    if (p->n_free_batches >= PL_FREE_BATCHES_MAX) {
+        pl_batch_destroy(b);
+        return;
+    }
+    pl_batch_reset(b, 0);
+    b->next = p->free_batches;
+    p->free_batches = b;
+    p->n_free_batches++;
+}
+
+pl_job *pl_job_get(pl_pipeline *p, pq_err *err)
+{
+    pl_job *j = p->free_jobs;
+    if (j != NULL) {
+        p->free_jobs = j->next;
+    } else if ((j = calloc(1, sizeof *j)) == NULL || (j->enc = pq_encoded_new()) == NULL) {
+        free(j);
+        pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+        return NULL;
+    }
+    pq_encoded *enc = j->enc;
+    memset(j, 0, sizeof *j);
+    j->enc = enc;
+    return j;
+}
+
+void pl_job_put(pl_pipeline *p, pl_job *j)
+{
+    j->next = p->free_jobs;
+    p->free_jobs = j;
+}
+
+/* ---- failure ------------------------------------------------------------- */
+
+void pl_fail(pl_pipeline *p, const pq_err *e)
+{
+    if (!p->failed) {
+        p->failed = true;
+        p->cleanup_pending = true;
+        p->fail_reported = false;
+        p->fail_err = *e;
+        dm_add(&dm_counters_global.write_errors, 1);
+    }
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->done_cv);
+}
+
+/* ---- what owners ask ------------------------------------------------------- */
+
+static bool idle(const pl_pipeline *p)
+{
+    return p->order_head == NULL && p->job_head == NULL && !p->assembling && !p->writing &&
+           p->busy == 0;
+}
+
+int pl_drain(pl_pipeline *p, pq_err *err)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!(p->failed && p->fail_reported) && !(idle(p) && !p->failed))
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    int rc = 0;
+    if (p->failed) {
+        rc = p->fail_err.code ? p->fail_err.code : PQ_EIO;
+        if (err != NULL)
+            *err = p->fail_err;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+void pl_wait_below(pl_pipeline *p, size_t input_limit, size_t rows_limit)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!p->failed && (p->buffered_input > input_limit || p->pending_rows_mem > rows_limit))
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+size_t pl_buffered_bytes(const pl_pipeline *p)
+{
+    return atomic_load_explicit(&p->buffered_atomic, memory_order_relaxed);
+}
+
+size_t pl_input_bytes(const pl_pipeline *p)
+{
+    return atomic_load_explicit(&p->input_atomic, memory_order_relaxed);
+}
+
+bool pl_failed(const pl_pipeline *p)
+{
+    pl_pipeline *q = (pl_pipeline *)p;
+    pthread_mutex_lock(&q->mu);
+    bool f = q->failed;
+    pthread_mutex_unlock(&q->mu);
+    return f;
+}
+
+void pl_resume(pl_pipeline *p)
+{
+    pthread_mutex_lock(&p->mu);
+    while (p->failed && !p->fail_reported)
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    if (p->failed) {
+        p->failed = false;
+        memset(&p->fail_err, 0, sizeof p->fail_err);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t pl_file_seq(const pl_pipeline *p)
+{
+    return atomic_load(&((pl_pipeline *)p)->file_seq);
+}
+
+void pl_get_stats(const pl_pipeline *p, pl_stats *out)
+{
+    pl_pipeline *q = (pl_pipeline *)p;
+    pthread_mutex_lock(&q->mu);
+    *out = q->stats;
+    pthread_mutex_unlock(&q->mu);
+}
+
+pl_finished *pl_take_finished(pl_pipeline *p, size_t *n)
+{
+    pthread_mutex_lock(&p->mu);
+    pl_finished *f = p->finished;
+    *n = p->n_finished;
+    p->finished = NULL;
+    p->n_finished = p->cap_finished = 0;
+    pthread_mutex_unlock(&p->mu);
+    return f;
+}
+
+/* Lock held. */
+void pl_update_buffered(pl_pipeline *p)
+{
+    p->buffered = p->buffered_input + p->pending_rows_mem + p->cur_rg_mem;
+    atomic_store_explicit(&p->buffered_atomic, p->buffered, memory_order_relaxed);
+    atomic_store_explicit(&p->input_atomic, p->buffered_input, memory_order_relaxed);
+    dm_set(&dm_counters_global.buffered_bytes, p->buffered);
+    pthread_cond_broadcast(&p->done_cv);
+}
+
+void pl_pools_free(pl_pipeline *p)
+{
+    while (p->free_batches != NULL) {
+        pl_batch *b = p->free_batches;
+        p->free_batches = b->next;
+        pl_batch_destroy(b);
+    }
+    p->n_free_batches = 0;
+    while (p->n_pool > 0)
+        pq_rowgroup_destroy(p->pool[--p->n_pool]);
+    while (p->free_jobs != NULL) {
+        pl_job *j = p->free_jobs;
+        p->free_jobs = j->next;
+        pq_encoded_destroy(j->enc);
+        free(j);
+    }
+}

@@ -1,0 +1,198 @@
+/* pipeline_int.h - the pipeline's state, shared by pipeline.c (pools,
+ * failure, accounting), workers.c (worker threads, queues, life cycle),
+ * stages.c (shred, assemble, write), outfile.c (output files) and
+ * autoshred.c (each file's own layout). Nothing outside the pipeline
+ * includes it.
+ *
+ * Who calls whom: workers.c calls stages.c, outfile.c, autoshred.c and
+ * pipeline.c; stages.c calls outfile.c, autoshred.c and pipeline.c;
+ * outfile.c calls autoshred.c. No call goes back up, and pipeline.c (the
+ * state's own operations) calls none of them. */
+#ifndef PQ_PIPELINE_INT_H
+#define PQ_PIPELINE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "batch_int.h"
+#include "pathtpl.h"
+#include "pipeline.h"
+#include "rowgroup.h"
+#include "shred.h"
+#include "vshred.h"
+
+#define PL_WORKERS_MAX 64
+#define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
+#define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
+
+/* Marker batches: requests ordered with the data (workers.c). */
+enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
+
+/* A Parquet file being written: opened by the assembler, appended to and
+ * closed by the writer. */
+typedef struct pl_file {
+    pq_writer *w;
+    fs_file fs;
+    char name[PT_PATH_MAX];      /* rendered, relative to out_dir */
+    time_t first_time;           /* ingestion time of its first record */
+    int64_t opened_us;           /* monotonic, for rotate.max_age */
+    uint64_t first_seq, end_seq; /* lines [first, end) went into it */
+    uint64_t rows;               /* assembled into it */
+    int32_t ordinals;            /* row groups created for it */
+    uint64_t pending_bytes;      /* uncompressed bytes of its row groups not
+                                    yet appended (lock held) */
+    _Atomic uint64_t appended_bytes;
+    struct pl_file *next_live;   /* every file not yet published */
+    /* Automatic Variant shredding (autoshred.c): the file's own layout,
+     * decided from its first row group; spec NULL = the pipeline's. */
+    sc_schema *spec;
+    pq_schema *ps;
+    int *leaf_map;               /* pipeline leaf -> file leaf; -1: auto column */
+    pq_writer_opts wopts;
+    pq_encryption_opts enc;      /* wopts.encryption, with the shredded leaves' keys */
+    pq_column_key *keys;
+    char **key_paths;
+    size_t n_keys;
+    pq_rowgroup *conv[PL_POOL_MAX]; /* converted row groups for reuse (lock held) */
+    size_t n_conv;
+} pl_file;
+
+typedef enum pl_job_kind { PL_JOB_ROWGROUP, PL_JOB_CLOSE } pl_job_kind;
+
+/* One row group to encode and append, or the close of a file. */
+typedef struct pl_job {
+    pl_job_kind kind;
+    pl_file *file;
+    pq_rowgroup *rg;             /* until encoded */
+    pq_encoded *enc;
+    int32_t ordinal;
+    uint64_t rows;
+    size_t mem;                  /* counted in pending_rows_mem */
+    bool ready;                  /* encoded, or a close */
+    struct pl_job *next;         /* write order */
+    struct pl_job *next_encode;
+} pl_job;
+
+typedef struct pl_worker {
+    struct pl_pipeline *p;
+    pthread_t thread;
+    bool started;
+    sh_shredder *sh;
+    vs_state vs;                 /* converting row groups of auto-shredded files */
+} pl_worker;
+
+struct pl_pipeline {
+    pl_config cfg;
+    pl_callbacks cb;
+    pq_writer_opts wopts;
+    char *out_dir, *tmpl, *file_name, *host;
+    long pid;
+    pq_schema *ps;
+    size_t *auto_cols;           /* columns with `shred: auto` (autoshred.c) */
+    size_t n_auto;
+    pl_worker *workers;
+    size_t n_workers;
+
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;      /* workers wait for work */
+    pthread_cond_t done_cv;      /* owners wait for progress / drain */
+    pthread_mutex_t dl_mu;       /* the dead-letter file */
+    bool stopping;
+    size_t busy;                 /* shreds and encodes in progress */
+    bool assembling, writing;    /* the two ordered stages' tokens */
+
+    /* batches: every submitted one in order; the unshredded ones in FIFO */
+    pl_batch *order_head, *order_tail;
+    pl_batch *shred_head, *shred_tail;
+    uint64_t queued_batches;
+    uint64_t expect_seq;         /* first seq of the next batch to submit */
+    /* jobs: write order; the unencoded ones in FIFO */
+    pl_job *job_head, *job_tail;
+    pl_job *encode_head, *encode_tail;
+    /* assembly state (assembly token) */
+    pl_file *cur_file;
+    pq_rowgroup *cur_rg;
+    int64_t rg_started_us;       /* monotonic */
+    uint64_t last_rg_rows;       /* rows of the last row group closed (assembler) */
+    uint64_t next_seq;           /* first line not yet in a file or the dead letters */
+    _Atomic uint64_t file_seq;   /* {seq} of the last file named */
+    pl_file *files;              /* live files, for cleanup */
+    /* published watermark */
+    uint64_t committed;
+
+    /* buffered bytes: input of unassembled batches + row buffers not yet
+     * appended (lock held; mirrored in buffered_atomic for lock-free reads) */
+    size_t buffered_input, pending_rows_mem, cur_rg_mem, buffered;
+    _Atomic size_t buffered_atomic;
+    _Atomic size_t input_atomic;     /* buffered_input, likewise */
+
+    bool failed, cleanup_pending, fail_reported;
+    pq_err fail_err;
+
+    pl_stats stats;
+    pl_finished *finished;
+    size_t n_finished, cap_finished;
+
+    /* pools */
+    pl_batch *free_batches;
+    size_t n_free_batches;
+    pq_rowgroup *pool[PL_POOL_MAX];
+    size_t n_pool;
+    pl_job *free_jobs;
+};
+
+/* Monotonic microseconds, for row-group and file ages and busy time. */
+static inline int64_t pl_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* pipeline.c (lock held unless said) */
+pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err);
+void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg);
+void pl_batch_put(pl_pipeline *p, pl_batch *b);
+pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
+void pl_job_put(pl_pipeline *p, pl_job *j);
+void pl_fail(pl_pipeline *p, const pq_err *e);
+void pl_update_buffered(pl_pipeline *p);
+void pl_pools_free(pl_pipeline *p);
+
+/* stages.c */
+/* No lock: shreds b with the worker's shredder. */
+void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b);
+/* Lock held on entry and exit; takes the assembly token and assembles
+ * every batch that is ready, in order. */
+void pl_assemble_run(pl_pipeline *p);
+/* Lock held on entry and exit; takes the write token and writes every job
+ * that is ready, in order. */
+void pl_write_run(pl_pipeline *p);
+
+/* autoshred.c */
+/* pl_new: finds the `shred: auto` columns. */
+int pl_auto_init(pl_pipeline *p, pq_err *err);
+/* Assembler: decides the file's layout from its first row group (NULL: the
+ * file has no rows) and opens its writer. */
+int pl_file_start(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err);
+/* Encoder (no lock): the row group to encode for j: j->rg itself, or j->rg
+ * converted into a row group of the file's layout (put back with
+ * pl_auto_put). */
+int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out, pq_err *err);
+void pl_auto_put(pl_pipeline *p, pl_file *f, pq_rowgroup *rg);
+/* Frees the file's layout (its writer is already destroyed). */
+void pl_file_auto_free(pl_file *f);
+
+/* outfile.c */
+/* Assembler: opens the next file for lines from first_seq on. */
+int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err *err);
+/* Writer: footer, fsync, then publish (or hold). Returns 0 or the error;
+ * the file is then freed (published) or left for cleanup (failed). */
+int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err);
+/* Removes the temporary file and frees f. */
+void pl_file_abort(pl_file *f);
+/* Appends one record to the dead letters (dl_mu held). */
+int pl_dead_letter(pl_pipeline *p, const dl_record *r, pq_err *err);
+
+#endif

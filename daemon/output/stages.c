@@ -1,0 +1,402 @@
+/* stages.c - the pipeline's stages (pipeline.h): shred a batch (any
+ * worker), assemble batches into row groups in order (assembly token),
+ * append encoded row groups and close files in order (write token).
+ * Encoding itself is one call, in workers.c.
+ *
+ * Called by the workers (workers.c); calls the shared state (pipeline.c:
+ * pools, failure, accounting), the output files (outfile.c) and the
+ * files' layouts (autoshred.c), never back up into workers.c. */
+#include "pipeline_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters.h"
+
+/* ---- shred (no lock) ----------------------------------------------------- */
+
+static int add_reject(pl_batch *b, size_t line, int kind, const char *reason)
+{
+    pl_reject r = {.line = line, .reason_off = b->reasons.len, .kind = kind};
+    if (pq_buf_append(&b->reasons, reason, strlen(reason) + 1) != 0 ||
+        pq_buf_append(&b->rejects, &r, sizeof r) != 0)
+        return PQ_ENOMEM;
+    return 0;
+}
+
+/* The shredder's messages for unparseable records start with these. */
+static int reject_kind(const char *msg)
+{
+    if (strncmp(msg, "invalid JSON", 12) == 0 || strncmp(msg, "record is not", 13) == 0 ||
+        strncmp(msg, "empty line", 10) == 0)
+        return DM_REJECT_INVALID_JSON;
+    return DM_REJECT_SCHEMA;
+}
+
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
+{
+    const pl_line *l = pl_batch_line(b, i);
+    char reason[128];
+    if (l->oversized) {
+        snprintf(reason, sizeof reason, "line of %" PRIu64 " bytes exceeds "
+                 "limits.max_line_bytes (%zu)", l->total, p->cfg.max_line_bytes);
+        return add_reject(b, i, DM_REJECT_TOO_LONG, reason);
+    }
+    pq_err e = {0};
+    int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
+                           l->ingest_us, &e);
+    if (rc == SH_REJECTED)
+        return add_reject(b, i, reject_kind(e.msg), e.msg);
+    if (rc < 0) {
+        b->err = e;
+        return rc;
+    }
+    uint32_t idx = (uint32_t)i;
+    return pq_buf_append(&b->row_lines, &idx, sizeof idx) != 0 ? PQ_ENOMEM : 0;
+}
+
+void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
+{
+    if (b->rows == NULL && pq_rowgroup_new(&b->rows, p->ps, &b->err) != 0) {
+        b->rows = NULL;
+        b->fatal = PQ_ENOMEM;
+        return;
+    }
+    sh_shredder_new_batch(wk->sh);
+    for (size_t i = 0; i < b->n_lines; i++) {
+        int rc = shred_line(p, wk, b, i);
+        if (rc != 0) {
+            b->fatal = rc;
+            if (b->err.msg[0] == '\0')
+                pq_err_set(&b->err, rc, "pipeline: out of memory shredding a batch");
+            return;
+        }
+    }
+}
+
+/* ---- jobs (lock held) ------------------------------------------------------ */
+
+static void job_enqueue(pl_pipeline *p, pl_job *j)
+{
+    if (p->job_tail != NULL)
+        p->job_tail->next = j;
+    else
+        p->job_head = j;
+    p->job_tail = j;
+    if (j->kind == PL_JOB_ROWGROUP) {
+        if (p->encode_tail != NULL)
+            p->encode_tail->next_encode = j;
+        else
+            p->encode_head = j;
+        p->encode_tail = j;
+    }
+    pthread_cond_broadcast(&p->work_cv);
+}
+
+/* Lock held: buffered bytes went down, so the owner may read again. The
+ * callback runs without the lock (it may ask the pipeline things). */
+static void report_progress(pl_pipeline *p)
+{
+    if (p->cb.on_progress == NULL)
+        return;
+    pthread_mutex_unlock(&p->mu);
+    p->cb.on_progress(p->cb.user);
+    pthread_mutex_lock(&p->mu);
+}
+
+/* ---- assembly (assembly token, no lock unless said) --------------------------- */
+
+/* The current row group becomes an encode job. */
+static int close_rowgroup(pl_pipeline *p, pq_err *err)
+{
+    if (p->cur_rg == NULL || pq_rowgroup_rows(p->cur_rg) == 0)
+        return 0;
+    /* The file's first row group decides its layout (autoshred.c). */
+    if (p->cur_file->w == NULL) {
+        int rc = pl_file_start(p, p->cur_file, p->cur_rg, err);
+        if (rc != 0)
+            return rc;
+    }
+    size_t mem = pq_rowgroup_buffered_bytes(p->cur_rg);
+    p->last_rg_rows = pq_rowgroup_rows(p->cur_rg);
+    pthread_mutex_lock(&p->mu);
+    pl_job *j = pl_job_get(p, err);
+    if (j != NULL) {
+        j->kind = PL_JOB_ROWGROUP;
+        j->file = p->cur_file;
+        j->rg = p->cur_rg;
+        j->ordinal = p->cur_file->ordinals++;
+        j->rows = pq_rowgroup_rows(p->cur_rg);
+        j->mem = mem;
+        p->cur_file->pending_bytes += mem;
+        p->pending_rows_mem += mem;
+        p->cur_rg_mem = 0;
+        p->cur_rg = NULL;
+        job_enqueue(p, j);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return j != NULL ? 0 : PQ_ENOMEM;
+}
+
+static int close_file(pl_pipeline *p, pq_err *err)
+{
+    if (p->cur_file == NULL)
+        return 0;
+    int rc = close_rowgroup(p, err);
+    if (rc == 0 && p->cur_file->w == NULL)
+        rc = pl_file_start(p, p->cur_file, NULL, err);   /* a file without rows */
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&p->mu);
+    pl_job *j = pl_job_get(p, err);
+    if (j != NULL) {
+        j->kind = PL_JOB_CLOSE;
+        j->file = p->cur_file;
+        j->ready = true;
+        p->cur_file = NULL;
+        job_enqueue(p, j);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return j != NULL ? 0 : PQ_ENOMEM;
+}
+
+static bool rowgroup_full(const pl_pipeline *p)
+{
+    const cf_roll *r = &p->cfg.row_group;
+    uint64_t rows = pq_rowgroup_rows(p->cur_rg);
+    return (r->max_rows && rows >= r->max_rows) ||
+           (r->max_bytes && pq_rowgroup_buffered_bytes(p->cur_rg) >= r->max_bytes);
+}
+
+static bool rotate_due(const pl_pipeline *p)
+{
+    const pl_file *f = p->cur_file;
+    fs_usage u = {
+        .bytes_written = atomic_load(&f->appended_bytes),
+        .bytes_buffered = f->pending_bytes +
+                          (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0),
+        .rows_written = f->rows,
+    };
+    fs_rotate r = {.max_bytes = p->cfg.rotate.max_bytes, .max_rows = p->cfg.rotate.max_rows};
+    return fs_rotate_due(&r, &u);
+}
+
+/* How many of the batch's remaining rows fit the row group and file. */
+static uint64_t rows_that_fit(const pl_pipeline *p, uint64_t left)
+{
+    uint64_t n = left;
+    uint64_t in_rg = pq_rowgroup_rows(p->cur_rg);
+    if (p->cfg.row_group.max_rows && p->cfg.row_group.max_rows - in_rg < n)
+        n = p->cfg.row_group.max_rows - in_rg;
+    if (p->cfg.rotate.max_rows && p->cfg.rotate.max_rows - p->cur_file->rows < n)
+        n = p->cfg.rotate.max_rows - p->cur_file->rows;
+    return n;
+}
+
+/* Rows the row group being started will likely hold, judged by the batch
+ * that starts it: what its limits let it hold, or, once one has closed,
+ * what the last one held (plus an eighth) when that was less: a daemon's
+ * row groups close by age long before their byte limit, and room reserved
+ * but never filled still fragments the heap. 0: no reservation. */
+static uint64_t expected_rowgroup_rows(const pl_pipeline *p, const pq_rowgroup *like)
+{
+    const cf_roll *r = &p->cfg.row_group;
+    uint64_t rows = r->max_rows ? r->max_rows : UINT64_MAX;
+    if (p->last_rg_rows > 0 && p->last_rg_rows + p->last_rg_rows / 8 < rows)
+        rows = p->last_rg_rows + p->last_rg_rows / 8;
+    size_t bytes = pq_rowgroup_buffered_bytes(like);
+    uint64_t like_rows = pq_rowgroup_rows(like);
+    if (r->max_bytes && bytes > 0 && like_rows > 0) {
+        uint64_t by_bytes = (uint64_t)((double)r->max_bytes / (double)bytes * (double)like_rows) + 1;
+        rows = by_bytes < rows ? by_bytes : rows;
+    }
+    uint64_t file_left = p->cfg.rotate.max_rows ? p->cfg.rotate.max_rows - p->cur_file->rows
+                                                : UINT64_MAX;
+    rows = file_left < rows ? file_left : rows;
+    return rows == UINT64_MAX ? 0 : rows;
+}
+
+static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *err)
+{
+    if (p->cur_file == NULL) {
+        const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
+        int rc = pl_file_open(p, pl_batch_line(b, idx[row])->ingest_us, &p->cur_file, err);
+        if (rc != 0)
+            return rc;
+        p->cur_file->first_seq = p->next_seq;
+    }
+    if (p->cur_rg == NULL) {
+        pthread_mutex_lock(&p->mu);
+        p->cur_rg = pl_rowgroup_get(p, err);
+        pthread_mutex_unlock(&p->mu);
+        if (p->cur_rg == NULL)
+            return PQ_ENOMEM;
+        p->rg_started_us = pl_mono_us();
+        int rc = pq_rowgroup_reserve_like(p->cur_rg, b->rows,
+                                          expected_rowgroup_rows(p, b->rows), err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int move_rows(pl_pipeline *p, pl_batch *b, pq_err *err)
+{
+    const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
+    const uint64_t n_rows = pq_rowgroup_rows(b->rows);
+    uint64_t moved = 0;
+    while (moved < n_rows) {
+        int rc = ensure_open(p, b, moved, err);
+        uint64_t n = rc ? 0 : rows_that_fit(p, n_rows - moved);
+        rc = rc ? rc : pq_rowgroup_move_rows(p->cur_rg, b->rows, n, err);
+        if (rc != 0)
+            return rc;
+        moved += n;
+        p->cur_file->rows += n;
+        p->next_seq = moved < n_rows ? b->first_seq + idx[moved] : pl_batch_end_seq(b);
+        p->cur_file->end_seq = p->next_seq;
+        if (rowgroup_full(p) && (rc = close_rowgroup(p, err)) != 0)
+            return rc;
+        if (rotate_due(p) && (rc = close_file(p, err)) != 0)
+            return rc;
+    }
+    p->next_seq = pl_batch_end_seq(b);
+    if (p->cur_file != NULL)
+        p->cur_file->end_seq = p->next_seq;
+    return 0;
+}
+
+static int write_rejects(pl_pipeline *p, const pl_batch *b, pq_err *err)
+{
+    const pl_reject *r = (const pl_reject *)(const void *)b->rejects.data;
+    size_t n = b->rejects.len / sizeof *r;
+    char source[512];
+    for (size_t i = 0; i < n; i++) {
+        const pl_line *l = pl_batch_line(b, r[i].line);
+        const char *src = (const char *)b->sources.data + l->source_off;
+        const char *reason = (const char *)b->reasons.data + r[i].reason_off;
+        if (l->lineno > 0)
+            snprintf(source, sizeof source, "%s:%" PRIu64, src, l->lineno);
+        else
+            snprintf(source, sizeof source, "%s", src);
+        dl_record rec = {.ts_us = l->ingest_us, .source = source, .reason = reason,
+                         .raw = b->text.data + l->off, .raw_len = l->len, .bytes = l->total,
+                         .truncated = l->oversized};
+        pthread_mutex_lock(&p->dl_mu);
+        int rc = pl_dead_letter(p, &rec, err);
+        pthread_mutex_unlock(&p->dl_mu);
+        if (rc != 0)
+            return rc;
+        dm_add(&dm_counters_global.records_rejected[r[i].kind], 1);
+        if (p->cb.on_reject != NULL)
+            p->cb.on_reject(p->cb.user, source, reason);
+    }
+    return 0;
+}
+
+static int assemble_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
+{
+    if (b->marker == PL_MARK_CLOSE)
+        return close_file(p, err);
+    if (b->marker == PL_MARK_FLUSH)
+        return close_rowgroup(p, err);
+    int64_t now = pl_mono_us();
+    const cf_roll *rg = &p->cfg.row_group, *rot = &p->cfg.rotate;
+    int rc = 0;
+    if (p->cur_file != NULL && rot->max_age_ms &&
+        now - p->cur_file->opened_us >= (int64_t)rot->max_age_ms * 1000)
+        return close_file(p, err);
+    if (p->cur_rg != NULL && rg->max_age_ms &&
+        now - p->rg_started_us >= (int64_t)rg->max_age_ms * 1000)
+        rc = close_rowgroup(p, err);
+    return rc;
+}
+
+static int assemble(pl_pipeline *p, pl_batch *b, pq_err *err)
+{
+    if (b->marker != PL_MARK_NONE)
+        return assemble_marker(p, b, err);
+    if (b->fatal) {
+        *err = b->err;
+        return b->fatal;
+    }
+    size_t rejects = b->rejects.len / sizeof(pl_reject);
+    int rc = write_rejects(p, b, err);
+    rc = rc ? rc : move_rows(p, b, err);
+    if (rc == 0) {
+        p->stats.lines += b->n_lines;
+        p->stats.rejected += rejects;
+    }
+    return rc;
+}
+
+void pl_assemble_run(pl_pipeline *p)
+{
+    p->assembling = true;
+    while (!p->failed && p->order_head != NULL && p->order_head->shredded) {
+        pl_batch *b = p->order_head;
+        p->order_head = b->next;
+        if (p->order_head == NULL)
+            p->order_tail = NULL;
+        pthread_mutex_unlock(&p->mu);
+        pq_err e = {0};
+        int rc = assemble(p, b, &e);
+        size_t rg_bytes = p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
+        pthread_mutex_lock(&p->mu);
+        if (rc != 0)
+            pl_fail(p, &e);
+        p->buffered_input -= b->text.len;
+        p->cur_rg_mem = rg_bytes;
+        pl_update_buffered(p);
+        pl_batch_put(p, b);
+        report_progress(p);
+    }
+    p->assembling = false;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->done_cv);
+}
+
+/* ---- writing (write token, no lock unless said) -------------------------------- */
+
+static int write_job(pl_pipeline *p, pl_job *j, pq_err *err)
+{
+    if (j->kind == PL_JOB_CLOSE)
+        return pl_file_close(p, j->file, err);
+    int rc = pq_writer_append_encoded(j->file->w, j->enc, err);
+    if (rc != 0)
+        return rc;
+    atomic_store(&j->file->appended_bytes, pq_writer_bytes_written(j->file->w));
+    return 0;
+}
+
+void pl_write_run(pl_pipeline *p)
+{
+    p->writing = true;
+    while (!p->failed && p->job_head != NULL && p->job_head->ready) {
+        pl_job *j = p->job_head;
+        pthread_mutex_unlock(&p->mu);
+        pq_err e = {0};
+        int rc = write_job(p, j, &e);
+        pthread_mutex_lock(&p->mu);
+        if (rc != 0) {
+            pl_fail(p, &e);          /* the job stays queued: cleanup owns its file */
+            break;
+        }
+        p->job_head = j->next;
+        if (p->job_head == NULL)
+            p->job_tail = NULL;
+        if (j->kind == PL_JOB_ROWGROUP) {
+            j->file->pending_bytes -= j->mem;
+            p->pending_rows_mem -= j->mem;
+            p->stats.rows += j->rows;
+            pl_update_buffered(p);
+        }
+        pl_job_put(p, j);
+        report_progress(p);
+    }
+    p->writing = false;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->done_cv);
+}

@@ -1,0 +1,348 @@
+/* workers.c - the pipeline's worker threads and the order of work
+ * (pipeline.h has the stages and the threads that run them), submission,
+ * and the pipeline's life cycle (pl_new, pl_destroy).
+ *
+ * The top of the pipeline: it calls the stages (stages.c, outfile.c,
+ * autoshred.c) and the shared state's operations (pipeline.c); none of
+ * them calls back into it.
+ *
+ * One mutex guards the queues; the work itself runs outside it. Two
+ * stages must stay in order, so each has a token that one worker holds
+ * at a time: assembly (p->assembling) and writing (p->writing). A worker
+ * looks for work in this order: assemble, write, encode, shred, so data
+ * already in memory moves on before more is taken in.
+ *
+ * Requests that must happen after the batches submitted before them
+ * (close the files, flush the row group, age checks) travel as marker
+ * batches in the same ordered list, so they never overtake data. */
+#include "pipeline_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "counters.h"
+
+/* ---- failure: the cleanup a worker does once every stage is idle ------- */
+
+static bool cleanup_possible(const pl_pipeline *p)
+{
+    return p->cleanup_pending && !p->assembling && !p->writing && p->busy == 0;
+}
+
+/* Drops everything not yet published; every worker is idle. */
+static void cleanup(pl_pipeline *p)
+{
+    while (p->order_head != NULL) {
+        pl_batch *b = p->order_head;
+        p->order_head = b->next;
+        pl_batch_put(p, b);
+    }
+    p->order_tail = NULL;
+    p->shred_head = p->shred_tail = NULL;
+    p->queued_batches = 0;
+    dm_set(&dm_counters_global.queue_batches, 0);
+    while (p->job_head != NULL) {
+        pl_job *j = p->job_head;
+        p->job_head = j->next;
+        pl_rowgroup_put(p, j->rg);
+        j->rg = NULL;
+        pl_job_put(p, j);
+    }
+    p->job_tail = p->encode_head = p->encode_tail = NULL;
+    while (p->files != NULL) {
+        pl_file *f = p->files;
+        p->files = f->next_live;
+        pl_file_abort(f);
+    }
+    p->cur_file = NULL;
+    pl_rowgroup_put(p, p->cur_rg);
+    p->cur_rg = NULL;
+    p->next_seq = p->committed;
+    p->expect_seq = p->committed;
+    p->buffered_input = 0;
+    p->pending_rows_mem = 0;
+    p->cur_rg_mem = 0;
+    pl_update_buffered(p);
+    p->cleanup_pending = false;
+}
+
+/* ---- workers -------------------------------------------------------------- */
+
+static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j)
+{
+    pq_err e = {0};
+    pq_rowgroup *rg = NULL;
+    int rc = pl_auto_convert(p, wk, j, &rg, &e);
+    rc = rc ? rc : pq_writer_encode(j->file->w, rg, j->ordinal, j->enc, &e);
+    if (rg != NULL && rg != j->rg)
+        pl_auto_put(p, j->file, rg);
+    pthread_mutex_lock(&p->mu);
+    pl_rowgroup_put(p, j->rg);
+    j->rg = NULL;
+    j->ready = true;
+    if (rc != 0)
+        pl_fail(p, &e);
+}
+
+static void run_shred(pl_pipeline *p, pl_worker *wk, pl_batch *b)
+{
+    pl_shred_batch(p, wk, b);
+    pthread_mutex_lock(&p->mu);
+    b->shredded = true;
+}
+
+/* Takes one piece of work, does it without the lock, and returns with the
+ * lock held. Returns false when there is nothing to do. */
+static bool work_once(pl_pipeline *p, pl_worker *wk)
+{
+    if (p->failed)
+        return false;
+    if (!p->assembling && p->order_head != NULL && p->order_head->shredded) {
+        pl_assemble_run(p);
+        return true;
+    }
+    if (!p->writing && p->job_head != NULL && p->job_head->ready) {
+        pl_write_run(p);
+        return true;
+    }
+    pl_job *j = p->encode_head;
+    pl_batch *b = p->shred_head;
+    if (j == NULL && b == NULL)
+        return false;
+    if (j != NULL) {
+        p->encode_head = j->next_encode;
+        if (p->encode_head == NULL)
+            p->encode_tail = NULL;
+    } else {
+        p->shred_head = b->next_shred;
+        if (p->shred_head == NULL)
+            p->shred_tail = NULL;
+        dm_set(&dm_counters_global.queue_batches, --p->queued_batches);
+    }
+    p->busy++;
+    pthread_mutex_unlock(&p->mu);
+    int64_t t0 = pl_mono_us();
+    if (j != NULL)
+        run_encode(p, wk, j);
+    else
+        run_shred(p, wk, b);
+    dm_add(&dm_counters_global.worker_busy_us, (uint64_t)(pl_mono_us() - t0));
+    p->busy--;
+    pthread_cond_broadcast(&p->work_cv);
+    return true;
+}
+
+static void *worker_main(void *arg)
+{
+    pl_worker *wk = arg;
+    pl_pipeline *p = wk->p;
+#if defined(__linux__)
+    /* "parqd-wN" in top -H, perf and /proc: which thread burns the CPU. */
+    char name[16];
+    snprintf(name, sizeof name, "parqd-w%d", (int)(wk - p->workers));
+    pthread_setname_np(pthread_self(), name);
+#endif
+    pthread_mutex_lock(&p->mu);
+    while (!p->stopping) {
+        if (cleanup_possible(p)) {
+            cleanup(p);
+            uint64_t resume = p->committed;
+            pq_err e = p->fail_err;
+            pthread_cond_broadcast(&p->done_cv);
+            pthread_mutex_unlock(&p->mu);
+            if (p->cb.on_failure != NULL)
+                p->cb.on_failure(p->cb.user, resume, &e);
+            if (p->cb.on_progress != NULL)
+                p->cb.on_progress(p->cb.user);
+            pthread_mutex_lock(&p->mu);
+            p->fail_reported = true;     /* pl_drain returns only after the owner heard */
+            pthread_cond_broadcast(&p->done_cv);
+            continue;
+        }
+        if (!work_once(p, wk))
+            pthread_cond_wait(&p->work_cv, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ---- submission ------------------------------------------------------------ */
+
+static void enqueue(pl_pipeline *p, pl_batch *b)
+{
+    b->next = NULL;
+    b->next_shred = NULL;
+    if (p->order_tail != NULL)
+        p->order_tail->next = b;
+    else
+        p->order_head = b;
+    p->order_tail = b;
+    if (b->marker != PL_MARK_NONE) {
+        b->shredded = true;
+    } else {
+        if (p->shred_tail != NULL)
+            p->shred_tail->next_shred = b;
+        else
+            p->shred_head = b;
+        p->shred_tail = b;
+        dm_set(&dm_counters_global.queue_batches, ++p->queued_batches);
+    }
+    pthread_cond_signal(&p->work_cv);
+}
+
+void pl_submit(pl_pipeline *p, pl_batch *b)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->failed || b->first_seq < p->expect_seq) {
+        /* Dropped: after a failure everything from the watermark is replayed
+         * once the owner resumes, so these lines come again. (A gap, seqs
+         * lost to a damaged spool segment, is accepted.) */
+        pl_batch_put(p, b);
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    p->expect_seq = pl_batch_end_seq(b);
+    p->buffered_input += b->text.len;
+    pl_update_buffered(p);
+    enqueue(p, b);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void submit_marker(pl_pipeline *p, int marker)
+{
+    pl_batch *b = pl_batch_get(p);
+    pthread_mutex_lock(&p->mu);
+    if (b == NULL) {
+        pl_fail(p, &(pq_err){PQ_ENOMEM, "pipeline: out of memory"});
+    } else if (p->failed) {
+        pl_batch_put(p, b);
+    } else {
+        pl_batch_reset(b, p->expect_seq);
+        b->marker = marker;
+        enqueue(p, b);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_tick(pl_pipeline *p) { submit_marker(p, PL_MARK_TICK); }
+void pl_close_files(pl_pipeline *p) { submit_marker(p, PL_MARK_CLOSE); }
+void pl_flush_rowgroup(pl_pipeline *p) { submit_marker(p, PL_MARK_FLUSH); }
+
+/* ---- life cycle ------------------------------------------------------------- */
+
+/* cfg.workers, else PARQD_WORKERS from the environment (tests compare
+ * one worker with several), else one per online CPU. */
+static size_t worker_count(size_t want)
+{
+    const char *env = getenv("PARQD_WORKERS");
+    if (want == 0 && env != NULL)
+        want = (size_t)strtoul(env, NULL, 10);
+    if (want > 0)
+        return want > PL_WORKERS_MAX ? PL_WORKERS_MAX : want;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > PL_WORKERS_MAX ? PL_WORKERS_MAX : (size_t)n;
+}
+
+static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
+{
+    p->cfg = *cfg;
+    p->wopts = *cfg->writer;
+    p->cfg.writer = &p->wopts;
+    p->out_dir = strdup(cfg->out_dir);
+    p->tmpl = strdup(cfg->path_template ? cfg->path_template : "");
+    p->file_name = cfg->file_name ? strdup(cfg->file_name) : NULL;
+    p->host = strdup(cfg->host ? cfg->host : "localhost");
+    p->cfg.out_dir = p->out_dir;
+    p->cfg.path_template = p->tmpl;
+    p->cfg.file_name = p->file_name;
+    p->cfg.host = p->host;
+    if (!p->out_dir || !p->tmpl || !p->host || (cfg->file_name && !p->file_name))
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    return 0;
+}
+
+static int start_workers(pl_pipeline *p, pq_err *err)
+{
+    p->n_workers = worker_count(p->cfg.workers);
+    p->workers = calloc(p->n_workers, sizeof *p->workers);
+    if (p->workers == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    for (size_t i = 0; i < p->n_workers; i++) {
+        pl_worker *wk = &p->workers[i];
+        wk->p = p;
+        vs_state_init(&wk->vs);
+        int rc = sh_shredder_new(&wk->sh, p->cfg.schema, err);
+        if (rc != 0)
+            return rc;
+    }
+    for (size_t i = 0; i < p->n_workers; i++) {
+        if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]) != 0)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: cannot start worker threads");
+        p->workers[i].started = true;
+    }
+    dm_set(&dm_counters_global.workers, p->n_workers);
+    return 0;
+}
+
+int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_err *err)
+{
+    *out = NULL;
+    pl_pipeline *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_mutex_init(&p->dl_mu, NULL);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    if (cb != NULL)
+        p->cb = *cb;
+    p->committed = p->next_seq = p->expect_seq = cfg->first_seq;
+    atomic_store(&p->file_seq, cfg->file_seq);
+    p->pid = (long)getpid();
+    int rc = copy_config(p, cfg, err);
+    rc = rc ? rc : sc_build_parquet_schema(cfg->schema, &p->ps, err);
+    rc = rc ? rc : pq_schema_finish(p->ps, err);
+    rc = rc ? rc : pl_auto_init(p, err);
+    rc = rc ? rc : start_workers(p, err);
+    if (rc != 0) {
+        pl_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void pl_destroy(pl_pipeline *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stopping = true;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (size_t i = 0; p->workers && i < p->n_workers; i++) {
+        if (p->workers[i].started)
+            pthread_join(p->workers[i].thread, NULL);
+        sh_shredder_destroy(p->workers[i].sh);
+        vs_state_free(&p->workers[i].vs);
+    }
+    free(p->workers);
+    cleanup(p);
+    pl_pools_free(p);
+    for (size_t i = 0; i < p->n_finished; i++)
+        fs_free(&p->finished[i].file);
+    free(p->finished);
+    pq_schema_destroy(p->ps);
+    free(p->auto_cols);
+    free(p->out_dir);
+    free(p->tmpl);
+    free(p->file_name);
+    free(p->host);
+    pthread_mutex_destroy(&p->mu);
+    pthread_mutex_destroy(&p->dl_mu);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->done_cv);
+    free(p);
+}

@@ -1,0 +1,705 @@
+/* test_metrics.c - the metrics HTTP endpoint (daemon/ops/metrics.c) over real
+ * loopback TCP: an mt_server on an ephemeral port runs its own uv loop in
+ * a thread while the test is the client, with blocking sockets.
+ *
+ * Checked: /metrics parses as Prometheus text format 0.0.4 (every line a
+ * HELP, a TYPE or a sample `name{labels} value`, HELP and TYPE once per
+ * family before its samples, counters named _total) and follows
+ * dm_counters_global; /health 200 "ok" then 503 with the problem; HEAD;
+ * 404, 405, 400, 505; 431 past 8 KiB; slow clients closed at the
+ * timeout; the 64-connection limit; and that closing the server closes
+ * every handle (uv_loop_close succeeds) even with clients connected. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "health.h"
+#include "metrics.h"
+
+/* ---- the server, in its own loop thread --------------------------------- */
+
+typedef struct server {
+    uv_loop_t loop;
+    uv_async_t stop;
+    mt_server *mt;
+    pthread_t thread;
+    int port;
+} server;
+
+static void on_stop(uv_async_t *a)
+{
+    server *s = a->data;
+    mt_server_close(s->mt);
+    uv_close((uv_handle_t *)a, NULL);
+}
+
+static void *loop_main(void *arg)
+{
+    server *s = arg;
+    uv_run(&s->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static server *server_start(uint64_t timeout_ms)
+{
+    server *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    assert_int_equal(uv_loop_init(&s->loop), 0);
+    char host[] = "127.0.0.1";
+    const cf_addr addr = {.host = host, .port = 0};
+    pq_err err = {0};
+    assert_int_equal(mt_server_new(&s->mt, &s->loop, &addr, &err), 0);
+    mt_server_set_timeout(s->mt, timeout_ms);
+    s->port = mt_server_port(s->mt);
+    assert_true(s->port > 0);
+    s->stop.data = s;
+    assert_int_equal(uv_async_init(&s->loop, &s->stop, on_stop), 0);
+    assert_int_equal(pthread_create(&s->thread, NULL, loop_main, s), 0);
+    return s;
+}
+
+/* Closes the server; the loop ends only once every handle is closed, and
+ * uv_loop_close then proves none is left. */
+static void server_stop(server *s)
+{
+    uv_async_send(&s->stop);
+    pthread_join(s->thread, NULL);
+    assert_int_equal(uv_loop_close(&s->loop), 0);
+    free(s);
+}
+
+static int setup(void **state)
+{
+    memset(&dm_counters_global, 0, sizeof dm_counters_global);
+    for (int c = 0; c < DM_HEALTH_COMPONENTS; c++)
+        dm_health_clear((dm_component)c);
+    *state = server_start(10000);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    server_stop(*state);
+    return 0;
+}
+
+/* ---- the client ------------------------------------------------------------ */
+
+static int client(int port)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof in), 0);
+    struct timeval tv = {.tv_sec = 10};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+static void send_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        const ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        assert_true(w > 0);
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Reads until the server closes; returns the bytes (malloc'd, NUL-ended).
+ * A reset after the response counts as the end. */
+static char *read_all(int fd, size_t *len)
+{
+    size_t n = 0, cap = 1 << 16;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    for (;;) {
+        const ssize_t r = recv(fd, buf + n, cap - n, 0);
+        if (r == 0 || (r < 0 && errno == ECONNRESET))
+            break;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            fail_msg("recv: %s", strerror(errno));
+        n += (size_t)r;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+typedef struct response {
+    char *raw;
+    int status;
+    char *headers;               /* into raw: the lines after the status line */
+    char *body;                  /* into raw */
+    size_t body_len;
+} response;
+
+static response parse_response(char *raw, size_t len)
+{
+    response r = {.raw = raw};
+    char *end = strstr(raw, "\r\n\r\n");
+    if (end == NULL || sscanf(raw, "HTTP/1.1 %d ", &r.status) != 1)
+        fail_msg("not an HTTP/1.1 response: '%.200s'", raw);
+    *end = '\0';
+    r.headers = strstr(raw, "\r\n") + 2;
+    r.body = end + 4;
+    r.body_len = len - (size_t)(r.body - raw);
+    return r;
+}
+
+/* The value of header name (case-insensitive), or NULL; in a static buffer. */
+static const char *header(const response *r, const char *name)
+{
+    static char val[256];
+    const size_t nlen = strlen(name);
+    for (const char *p = r->headers; p != NULL && *p != '\0';) {
+        const char *eol = strstr(p, "\r\n");
+        const size_t llen = eol != NULL ? (size_t)(eol - p) : strlen(p);
+        if (llen > nlen && strncasecmp(p, name, nlen) == 0 && p[nlen] == ':') {
+            snprintf(val, sizeof val, "%.*s", (int)(llen - nlen - 2), p + nlen + 2);
+            return val;
+        }
+        p = eol != NULL ? eol + 2 : NULL;
+    }
+    return NULL;
+}
+
+static response request(int port, const char *req, size_t req_len)
+{
+    const int fd = client(port);
+    send_all(fd, req, req_len);
+    size_t len;
+    char *raw = read_all(fd, &len);
+    close(fd);
+    return parse_response(raw, len);
+}
+
+static response get(int port, const char *req)
+{
+    return request(port, req, strlen(req));
+}
+
+/* Every response: Content-Length right, Connection: close. */
+static void assert_framing(const response *r, bool head)
+{
+    const char *cl = header(r, "Content-Length");
+    assert_non_null(cl);
+    if (!head)
+        assert_int_equal(strtoul(cl, NULL, 10), r->body_len);
+    else
+        assert_int_equal(r->body_len, 0);
+    assert_string_equal(header(r, "Connection"), "close");
+}
+
+/* ---- a Prometheus text format 0.0.4 checker ------------------------------- */
+
+typedef struct family {
+    char name[128];
+    char type[16];
+    bool help, typed;
+    int samples;
+} family;
+
+static bool metric_name(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == ':'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':'))
+            return false;
+    return true;
+}
+
+static family *find_family(family *f, int n, const char *name, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(f[i].name) == len && memcmp(f[i].name, name, len) == 0)
+            return &f[i];
+    return NULL;
+}
+
+/* Labels "{a=\"x\",b=\"y\"}" starting at *p; advances past '}'. */
+static void check_labels(const char **p)
+{
+    const char *s = *p + 1;
+    while (*s != '}') {
+        const char *eq = strchr(s, '=');
+        assert_non_null(eq);
+        assert_true(metric_name(s, (size_t)(eq - s)));
+        assert_int_equal(eq[1], '"');
+        s = eq + 2;
+        while (*s != '"') {
+            assert_true(*s != '\n' && *s != '\0');
+            s += *s == '\\' ? 2 : 1;
+        }
+        s++;
+        if (*s == ',')
+            s++;
+        else
+            assert_int_equal(*s, '}');
+    }
+    *p = s + 1;
+}
+
+/* Checks the whole body; returns the number of families. */
+static int check_exposition(const char *body)
+{
+    family fam[64];
+    int nf = 0;
+    assert_true(strlen(body) > 0 && body[strlen(body) - 1] == '\n');
+    for (const char *line = body; *line != '\0';) {
+        const char *eol = strchr(line, '\n');
+        const size_t len = (size_t)(eol - line);
+        if (strncmp(line, "# HELP ", 7) == 0 || strncmp(line, "# TYPE ", 7) == 0) {
+            const char *name = line + 7, *sp = memchr(name, ' ', (size_t)(eol - name));
+            assert_non_null(sp);
+            assert_true(metric_name(name, (size_t)(sp - name)));
+            family *f = find_family(fam, nf, name, (size_t)(sp - name));
+            if (f == NULL) {
+                assert_true(nf < 64);
+                f = &fam[nf++];
+                memset(f, 0, sizeof *f);
+                snprintf(f->name, sizeof f->name, "%.*s", (int)(sp - name), name);
+            }
+            assert_int_equal(f->samples, 0);                 /* before the samples */
+            if (line[2] == 'H') {
+                assert_false(f->help);
+                f->help = true;
+                assert_true(eol - sp > 1);                   /* some text */
+            } else {
+                assert_false(f->typed);
+                f->typed = true;
+                snprintf(f->type, sizeof f->type, "%.*s", (int)(eol - sp - 1), sp + 1);
+                assert_true(strcmp(f->type, "counter") == 0 || strcmp(f->type, "gauge") == 0);
+            }
+        } else {
+            assert_int_not_equal(line[0], '#');
+            size_t nlen = 0;
+            while (line + nlen < eol && line[nlen] != '{' && line[nlen] != ' ')
+                nlen++;
+            if (!metric_name(line, nlen))
+                fail_msg("bad sample line '%.*s'", (int)len, line);
+            family *f = find_family(fam, nf, line, nlen);
+            if (f == NULL || !f->help || !f->typed)
+                fail_msg("sample '%.*s' without HELP and TYPE first", (int)len, line);
+            f->samples++;
+            const char *p = line + nlen;
+            if (*p == '{')
+                check_labels(&p);
+            assert_int_equal(*p, ' ');
+            char *end;
+            const double v = strtod(p + 1, &end);
+            if (end != eol || isnan(v))
+                fail_msg("bad value in '%.*s'", (int)len, line);
+        }
+        line = eol + 1;
+    }
+    for (int i = 0; i < nf; i++) {
+        assert_true(fam[i].help && fam[i].typed);
+        assert_true(fam[i].samples > 0);
+        const size_t n = strlen(fam[i].name);
+        const bool total = n > 6 && strcmp(fam[i].name + n - 6, "_total") == 0;
+        if (total != (strcmp(fam[i].type, "counter") == 0))
+            fail_msg("%s: type %s but %s _total", fam[i].name, fam[i].type,
+                     total ? "named" : "not named");
+        if (strncmp(fam[i].name, "process_", 8) != 0)
+            assert_memory_equal(fam[i].name, "parqd_", 6);
+    }
+    return nf;
+}
+
+/* The value of the sample line that starts with `sample ` ("parqd_up",
+ * "parqd_records_rejected_total{reason=\"schema\"}"); fails when absent. */
+static double value_of(const char *body, const char *sample)
+{
+    const size_t n = strlen(sample);
+    for (const char *line = body; *line != '\0'; line = strchr(line, '\n') + 1)
+        if (strncmp(line, sample, n) == 0 && line[n] == ' ')
+            return strtod(line + n + 1, NULL);
+    fail_msg("no sample %s", sample);
+    return NAN;
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void test_metrics_exposition_parses(void **state)
+{
+    server *s = *state;
+    response r = get(s->port, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(header(&r, "Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+    assert_framing(&r, false);
+    const int families = check_exposition(r.body);
+    assert_true(families >= 25);
+    assert_true(value_of(r.body, "parqd_up") == 1);
+    assert_true(value_of(r.body, "process_resident_memory_bytes") > 1e5);
+    assert_true(value_of(r.body, "process_cpu_seconds_total") >= 0);
+    const double start = value_of(r.body, "process_start_time_seconds");
+    assert_true(start > (double)time(NULL) - 3600 && start <= (double)time(NULL) + 1);
+    assert_true(value_of(r.body, "process_open_fds") >= 3);
+    free(r.raw);
+}
+
+static void test_metrics_follow_counters(void **state)
+{
+    server *s = *state;
+    dm_add(&dm_counters_global.records_received, 12345);
+    dm_add(&dm_counters_global.bytes_received, 1u << 20);
+    dm_add(&dm_counters_global.records_rejected[DM_REJECT_TOO_LONG], 7);
+    dm_add(&dm_counters_global.records_rejected[DM_REJECT_SCHEMA], 2);
+    dm_add(&dm_counters_global.backpressure_us, 1500001);
+    dm_set(&dm_counters_global.connections_open, 3);
+    dm_add(&dm_counters_global.bytes_written, 999);
+    response r = get(s->port, "GET /metrics HTTP/1.0\r\n\r\n");
+    assert_int_equal(r.status, 200);
+    check_exposition(r.body);
+    assert_true(value_of(r.body, "parqd_records_received_total") == 12345);
+    assert_true(value_of(r.body, "parqd_received_bytes_total") == 1 << 20);
+    assert_true(value_of(r.body, "parqd_records_rejected_total{reason=\"invalid_json\"}") == 0);
+    assert_true(value_of(r.body, "parqd_records_rejected_total{reason=\"too_long\"}") == 7);
+    assert_true(value_of(r.body, "parqd_records_rejected_total{reason=\"schema\"}") == 2);
+    assert_non_null(strstr(r.body, "\nparqd_backpressure_seconds_total 1.500001\n"));
+    assert_true(value_of(r.body, "parqd_connections_open") == 3);
+    assert_true(value_of(r.body, "parqd_written_bytes_total") == 999);
+    free(r.raw);
+
+    dm_add(&dm_counters_global.records_received, 5);
+    dm_set(&dm_counters_global.connections_open, 0);
+    r = get(s->port, "GET /metrics HTTP/1.1\r\n\r\n");
+    assert_true(value_of(r.body, "parqd_records_received_total") == 12350);
+    assert_true(value_of(r.body, "parqd_connections_open") == 0);
+    free(r.raw);
+}
+
+static void test_metrics_render_without_server(void **state)
+{
+    (void)state;
+    char *body = mt_render();
+    assert_non_null(body);
+    assert_memory_equal(body, "# HELP parqd_up ", 16);
+    check_exposition(body);
+    free(body);
+}
+
+static void test_metrics_head_has_headers_only(void **state)
+{
+    server *s = *state;
+    response r = get(s->port, "HEAD /metrics HTTP/1.1\r\n\r\n");
+    assert_int_equal(r.status, 200);
+    assert_framing(&r, true);
+    assert_true(strtoul(header(&r, "Content-Length"), NULL, 10) > 1000);
+    free(r.raw);
+}
+
+static void test_health_ok_then_503_with_reason(void **state)
+{
+    server *s = *state;
+    response r = get(s->port, "GET /health HTTP/1.1\r\n\r\n");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "ok\n");
+    assert_string_equal(header(&r, "Content-Type"), "text/plain; charset=utf-8");
+    assert_framing(&r, false);
+    free(r.raw);
+
+    dm_health_set(DM_HEALTH_OUTPUT, "No space left on device writing out/x.parquet");
+    r = get(s->port, "GET /health HTTP/1.1\r\n\r\n");
+    assert_int_equal(r.status, 503);
+    assert_string_equal(r.body, "output: No space left on device writing out/x.parquet\n");
+    assert_framing(&r, false);
+    free(r.raw);
+
+    dm_health_clear(DM_HEALTH_OUTPUT);
+    r = get(s->port, "GET /health?verbose=1 HTTP/1.1\r\n\r\n");
+    assert_int_equal(r.status, 200);
+    free(r.raw);
+}
+
+typedef struct route_case {
+    const char *req;
+    int status;
+} route_case;
+
+static void test_metrics_routes_and_errors(void **state)
+{
+    server *s = *state;
+    const route_case cases[] = {
+        {"GET /nope HTTP/1.1\r\n\r\n", 404},
+        {"GET / HTTP/1.1\r\n\r\n", 404},
+        {"GET /metricsx HTTP/1.1\r\n\r\n", 404},
+        {"POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405},
+        {"DELETE /health HTTP/1.1\r\n\r\n", 405},
+        {"get /metrics HTTP/1.1\r\n\r\n", 405},
+        {"GET /metrics HTTP/2.0\r\n\r\n", 505},
+        {"GET /metrics\r\n\r\n", 400},
+        {"HELLO\r\n\r\n", 400},
+        {"GET  /metrics HTTP/1.1\r\n\r\n", 400},
+        {"GET metrics HTTP/1.1\r\n\r\n", 400},
+        {"GET /metrics FTP/1.0\r\n\r\n", 400},
+        {"GET /metrics?name[]=x HTTP/1.1\r\n\r\n", 200},
+        {"GET http://localhost:9170/health HTTP/1.1\r\n\r\n", 200},
+        {"\r\nGET /health HTTP/1.1\r\n\r\n", 200},    /* a stray CRLF first */
+        {"GET /health HTTP/1.0\n\n", 200},            /* bare LFs */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        response r = get(s->port, cases[i].req);
+        if (r.status != cases[i].status)
+            fail_msg("'%s': status %d, expected %d", cases[i].req, r.status, cases[i].status);
+        assert_framing(&r, false);
+        if (r.status == 405)
+            assert_string_equal(header(&r, "Allow"), "GET, HEAD");
+        free(r.raw);
+    }
+}
+
+/* Headers past 8 KiB without the blank line: 431, and the response
+ * arrives although the client was still sending. */
+static void test_metrics_oversized_request_431(void **state)
+{
+    server *s = *state;
+    const size_t n = 20000;
+    char *req = malloc(n);
+    assert_non_null(req);
+    memset(req, 'h', n);
+    memcpy(req, "GET /metrics HTTP/1.1\r\nX-Junk: ", 31);
+    response r = request(s->port, req, n);
+    assert_int_equal(r.status, 431);
+    assert_framing(&r, false);
+    free(r.raw);
+
+    /* just under the limit is fine */
+    const char *head = "GET /metrics HTTP/1.1\r\nX-Pad: ";
+    size_t m = 8192 - 4;
+    memset(req, 'p', m);
+    memcpy(req, head, strlen(head));
+    memcpy(req + m, "\r\n\r\n", 4);
+    r = request(s->port, req, m + 4);
+    assert_int_equal(r.status, 200);
+    free(r.raw);
+    free(req);
+}
+
+/* A client that half-closes before the blank line gets 400. */
+static void test_metrics_incomplete_request_400(void **state)
+{
+    server *s = *state;
+    const int fd = client(s->port);
+    send_all(fd, "GET /metrics HTTP/1.1\r\n", 23);
+    shutdown(fd, SHUT_WR);
+    size_t len;
+    char *raw = read_all(fd, &len);
+    response r = parse_response(raw, len);
+    close(fd);
+    assert_int_equal(r.status, 400);
+    free(r.raw);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Slow clients are closed at the per-connection timeout (here 300 ms):
+ * one that sends half a request, one that sends nothing. */
+static void test_metrics_slow_client_closed(void **state)
+{
+    (void)state;
+    server *s = server_start(300);
+    const int a = client(s->port), b = client(s->port);
+    send_all(a, "GET /metr", 9);
+    const double t0 = now_s();
+    size_t len;
+    char *got = read_all(a, &len);
+    const double t1 = now_s();
+    assert_int_equal(len, 0);                         /* closed, no answer */
+    assert_true(t1 - t0 >= 0.25 && t1 - t0 < 3.0);
+    free(got);
+    got = read_all(b, &len);
+    assert_int_equal(len, 0);
+    assert_true(now_s() - t0 < 3.0);
+    free(got);
+    close(a);
+    close(b);
+    server_stop(s);
+}
+
+/* 64 connections at once: the 65th is closed at once, the 64 still work,
+ * and a slot freed is usable again. */
+static void test_metrics_connection_limit(void **state)
+{
+    server *s = *state;
+    int fds[64];
+    for (int i = 0; i < 64; i++)
+        fds[i] = client(s->port);
+    const int extra = client(s->port);
+    size_t len;
+    char *got = read_all(extra, &len);
+    assert_int_equal(len, 0);
+    free(got);
+    close(extra);
+
+    send_all(fds[0], "GET /health HTTP/1.1\r\n\r\n", 24);
+    char *raw = read_all(fds[0], &len);
+    response r = parse_response(raw, len);
+    assert_int_equal(r.status, 200);
+    free(r.raw);
+    close(fds[0]);
+
+    /* the freed slot: retry while the server finishes closing fds[0] */
+    int status = 0;
+    for (int tries = 0; tries < 50 && status != 200; tries++) {
+        const int fd = client(s->port);
+        /* refused connections may be reset before the send: not an error */
+        (void)!send(fd, "GET /health HTTP/1.1\r\n\r\n", 24, MSG_NOSIGNAL);
+        got = read_all(fd, &len);
+        close(fd);
+        if (len > 0)
+            sscanf(got, "HTTP/1.1 %d", &status);
+        else
+            usleep(20000);
+        free(got);
+    }
+    assert_int_equal(status, 200);
+    for (int i = 1; i < 64; i++)
+        close(fds[i]);
+}
+
+/* mt_server_close with clients connected (idle, mid-request): they see
+ * the connection end, and the loop ends with no handle left (teardown's
+ * uv_loop_close). */
+static void test_metrics_close_with_open_connections(void **state)
+{
+    server *s = *state;
+    const int a = client(s->port), b = client(s->port);
+    send_all(b, "GET /metrics HTTP/1.1\r\nHost:", 28);
+    /* make sure both are accepted before closing: a full request on a third */
+    response r = get(s->port, "GET /health HTTP/1.1\r\n\r\n");
+    assert_int_equal(r.status, 200);
+    free(r.raw);
+    server_stop(s);
+    *state = NULL;
+    size_t len;
+    char *got = read_all(a, &len);
+    assert_int_equal(len, 0);
+    free(got);
+    got = read_all(b, &len);
+    assert_int_equal(len, 0);
+    free(got);
+    close(a);
+    close(b);
+}
+
+static int teardown_if_running(void **state)
+{
+    if (*state != NULL)
+        server_stop(*state);
+    return 0;
+}
+
+static void test_metrics_bind_errors_name_the_address(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    pq_err err = {0};
+    mt_server *mt = (mt_server *)&loop;
+
+    /* a port someone else listens on */
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in in = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof in;
+    assert_int_equal(bind(fd, (struct sockaddr *)&in, sizeof in), 0);
+    assert_int_equal(listen(fd, 1), 0);
+    getsockname(fd, (struct sockaddr *)&in, &sl);
+    char host[] = "127.0.0.1", want[64];
+    cf_addr addr = {.host = host, .port = ntohs(in.sin_port)};
+    assert_int_equal(mt_server_new(&mt, &loop, &addr, &err), PQ_EIO);
+    assert_null(mt);
+    snprintf(want, sizeof want, "metrics.listen 127.0.0.1:%u: bind: Address already in use",
+             (unsigned)addr.port);
+    assert_string_equal(err.msg, want);
+    close(fd);
+
+    /* an address not on this machine (TEST-NET-1) */
+    char far[] = "192.0.2.1";
+    addr = (cf_addr){.host = far, .port = 9170};
+    assert_int_equal(mt_server_new(&mt, &loop, &addr, &err), PQ_EIO);
+    assert_non_null(strstr(err.msg, "metrics.listen 192.0.2.1:9170: bind: "));
+
+    char v6[] = "::1";                 /* may be unavailable: only the name matters */
+    addr = (cf_addr){.host = v6, .port = 0};
+    if (mt_server_new(&mt, &loop, &addr, &err) == 0) {
+        assert_true(mt_server_port(mt) > 0);
+        mt_server_close(mt);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    } else {
+        assert_memory_equal(err.msg, "metrics.listen [::1]:0: ", 24);
+    }
+    assert_int_equal(uv_loop_close(&loop), 0);
+    mt_server_close(NULL);
+}
+
+/* localhost is resolved; the server answers there. */
+static void test_metrics_listens_on_localhost_name(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    pq_err err = {0};
+    mt_server *mt;
+    char host[] = "localhost";
+    const cf_addr addr = {.host = host, .port = 0};
+    assert_int_equal(mt_server_new(&mt, &loop, &addr, &err), 0);
+    assert_true(mt_server_port(mt) > 0);
+    mt_server_close(mt);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_metrics_exposition_parses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_follow_counters, setup, teardown),
+        cmocka_unit_test(test_metrics_render_without_server),
+        cmocka_unit_test_setup_teardown(test_metrics_head_has_headers_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_health_ok_then_503_with_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_routes_and_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_oversized_request_431, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_incomplete_request_400, setup, teardown),
+        cmocka_unit_test(test_metrics_slow_client_closed),
+        cmocka_unit_test_setup_teardown(test_metrics_connection_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_close_with_open_connections, setup,
+                                        teardown_if_running),
+        cmocka_unit_test(test_metrics_bind_errors_name_the_address),
+        cmocka_unit_test(test_metrics_listens_on_localhost_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
