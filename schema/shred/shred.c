@@ -8,6 +8,7 @@
  * by (shred_value.c). A value that turns out not to fit halfway through a
  * container is re-read from its byte range in the line into the rest
  * column, which is cheaper than buffering every container just in case. */
+#include "shred.h"
 #include "shred_state.h"
 #include "shred_value.h"
 

@@ -7,13 +7,23 @@
 #ifndef PQ_SHRED_STATE_H
 #define PQ_SHRED_STATE_H
 
+#include "colspec.h"
+#include "err.h"
 #include "geojson.h"
 #include "json.h"
-#include "shred.h"
+#include "pq_writer.h"
+#include "rowgroup.h"
 #include "variant.h"
 #include "vshred.h"
 
 #include <stdlib.h>
+
+/* shred.h's, restated: this header may not include shred.h, the API of
+ * shred.c, which includes this one (code_shape.py: no include cycles).
+ * shred.c includes both, so a change to only one fails to compile
+ * (-Werror: macro redefined). */
+typedef struct sh_shredder sh_shredder;
+#define SH_REJECTED 1
 
 /* Trie of `from` paths: a node either owns a column or has children. */
 typedef struct sh_trie {
