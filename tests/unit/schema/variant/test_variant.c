@@ -124,7 +124,7 @@ static void test_variant_vector_array_nested_unsorted_dict_bytes(void **state)
 
 /* A minimal JSON reader that drives the builder (numbers through
  * vr_json_number), enough for data_dictionary.json; the real parser is
- * schema/json.c, which this test does not depend on. */
+ * schema/json/json.c, which this test does not depend on. */
 typedef struct jp {
     const char *s;
     size_t i, n;

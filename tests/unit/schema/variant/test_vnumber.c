@@ -18,7 +18,7 @@
 #define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
 #include "variant_fixture.h"
 
-/* ---- JSON numbers (the rule at the top of schema/vnumber.c) ------------ */
+/* ---- JSON numbers (the rule at the top of schema/variant/vnumber.c) ------------ */
 
 /* A decimal text as "[-]digits e exp" with no leading/trailing zero digit
  * ("0" for zero, sign dropped), so that 19.990, 1.999e1 and 19.99 agree. */
@@ -228,7 +228,7 @@ static void test_variant_json_number_refuses_bad_text_and_infinity(void **state)
     vr_builder_free(&b);
 }
 
-/* The parts interface a streaming parser uses (schema/json.h numbers). */
+/* The parts interface a streaming parser uses (schema/json/json.h numbers). */
 static void test_variant_number_from_json_parts(void **state)
 {
     (void)state;
