@@ -136,6 +136,45 @@ static inline uint8_t *vr_put_header(uint8_t *p, bool obj, size_t n, unsigned id
     return p + 1 + (large ? 4 : 1);
 }
 
+/* RFC 3629 UTF-8: no overlongs, no surrogates, nothing above U+10FFFF. */
+static inline bool vr_utf8_ok(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 && (memcpy(&w, s + i, 8), (w & 0x8080808080808080ULL) == 0)) {
+            i += 8;                     /* log text is mostly ASCII */
+            continue;
+        }
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        uint8_t lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF)
+            k = 1;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            k = 2;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            k = 3;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        } else
+            return false;
+        if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
+            return false;
+        for (size_t j = 2; j <= k; j++)
+            if ((s[i + j] & 0xC0) != 0x80)
+                return false;
+        i += k + 1;
+    }
+    return true;
+}
+
 /* ---- keys ------------------------------------------------------------------ */
 
 static inline const char *vr_key_text(const vr_builder *b, uint32_t id)
@@ -183,8 +222,6 @@ static inline int vr_strcmp(vr_str a, vr_str b)
 
 /* ---- between the parts ------------------------------------------------------ */
 
-/* vdict.c: the id of key name, adding it on first sight (errors in b->err). */
-int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id);
 /* vdict.c: stable sort by (key name, insertion offset); scratch holds n. */
 void vr_sort(const vr_builder *b, vr_ent *a, size_t n, vr_ent *scratch);
 /* vbuild.c: an already-encoded primitive or short string, copied as is. */

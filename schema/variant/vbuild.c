@@ -1,11 +1,11 @@
 /* vbuild.c - the streaming Variant record builder (VariantEncoding.md):
  * lifecycle, scalar values and containers, as a JSON parser's events
- * arrive. Its key dictionary is vdict.c, finishing a record (sorted
- * dictionary, metadata) vfinish.c, the value bytes vappend.c; JSON numbers
- * become Variant values in vnumber.c (the type rule and its reasons). The
- * one rule enforced here, in vr_decimal, is the one readers need from
- * every decimal: a scale below its implied precision. A builder belongs to
- * one thread (each shredder owns its own).
+ * arrive. Keys (vr_key) and their dictionary are vdict.c, finishing a
+ * record (sorted dictionary, metadata) vfinish.c, the value bytes
+ * vappend.c; JSON numbers become Variant values in vnumber.c (the type
+ * rule and its reasons). The one rule enforced here, in vr_decimal, is
+ * the one readers need from every decimal: a scale below its implied
+ * precision. A builder belongs to one thread (each shredder owns its own).
  *
  * Building cost. A record is built in one buffer, b->stack. Scalars are
  * encoded straight into it, once. A container cannot write its header
@@ -105,45 +105,6 @@ void vr_builder_reset(vr_builder *b)
 void vr_builder_forget_dict(vr_builder *b)
 {
     b->forget_dict = true;
-}
-
-/* RFC 3629 UTF-8: no overlongs, no surrogates, nothing above U+10FFFF. */
-static bool vr_utf8_ok(const uint8_t *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint64_t w;
-        if (n - i >= 8 && (memcpy(&w, s + i, 8), (w & 0x8080808080808080ULL) == 0)) {
-            i += 8;                     /* log text is mostly ASCII */
-            continue;
-        }
-        uint8_t c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint8_t lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF)
-            k = 1;
-        else if (c >= 0xE0 && c <= 0xEF) {
-            k = 2;
-            lo = c == 0xE0 ? 0xA0 : 0x80;
-            hi = c == 0xED ? 0x9F : 0xBF;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            k = 3;
-            lo = c == 0xF0 ? 0x90 : 0x80;
-            hi = c == 0xF4 ? 0x8F : 0xBF;
-        } else
-            return false;
-        if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
-            return false;
-        for (size_t j = 2; j <= k; j++)
-            if ((s[i + j] & 0xC0) != 0x80)
-                return false;
-        i += k + 1;
-    }
-    return true;
 }
 
 /* ---- builder: value slots ------------------------------------------------ */
@@ -371,29 +332,6 @@ static int vr_begin(vr_builder *b, bool obj)
 
 int vr_begin_object(vr_builder *b) { return vr_begin(b, true); }
 int vr_begin_array(vr_builder *b) { return vr_begin(b, false); }
-
-int vr_key(vr_builder *b, const char *name, size_t len)
-{
-    vr_frame *f = b->nframes ? &b->frames[b->nframes - 1] : NULL;
-    if (f == NULL || !f->is_object)
-        return pq_err_set(&b->err, PQ_ESTATE, "variant: vr_key outside an object");
-    if (f->has_key)
-        return pq_err_set(&b->err, PQ_ESTATE, "variant: key \"%.*s\" follows a key "
-                          "that got no value", (int)(len > 64 ? 64 : len), name);
-    if (!b->opts.trust_utf8 && !vr_utf8_ok((const uint8_t *)name, len))
-        return pq_err_set(&b->err, PQ_EINVAL, "variant: key is not valid UTF-8");
-    uint32_t id = 0;
-    int rc = vr_intern(b, name, len, &id);
-    if (rc != 0)
-        return rc;
-    if (b->keys[id].record != b->record) {
-        b->keys[id].record = b->record;
-        b->used_keys++;
-    }
-    f->key = id;
-    f->has_key = true;
-    return 0;
-}
 
 /* Moves the m children (data bytes from f->start) right by the header
  * size and writes the header in front: the one copy per nesting level. */

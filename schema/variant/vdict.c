@@ -1,6 +1,6 @@
 /* vdict.c - the Variant builder's key dictionary (VariantEncoding.md,
- * "Metadata encoding"): interning each key to a first-seen id as it
- * arrives, and sorting an object's children by key. Runs on the thread
+ * "Metadata encoding"): each key event (vr_key) interned to a first-seen
+ * id as it arrives, and an object's children sorted by key. Runs on the thread
  * that owns the builder.
  *
  * Dictionary cost. Keys are interned (seeded XXH3, open addressing) and
@@ -36,7 +36,7 @@ static int vr_rehash(vr_builder *b)
 }
 
 /* The id of key name, adding it on first sight. */
-int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
+static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
 {
     if ((b->nkeys + 1) * 2 > b->nslots && vr_rehash(b) != 0)
         return pq_err_set(&b->err, PQ_ENOMEM, "variant: out of memory for the key table");
@@ -64,6 +64,30 @@ int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
     b->slots[i].id = (uint32_t)b->nkeys;
     b->slots[i].gen = b->gen;
     *id = (uint32_t)b->nkeys++;
+    return 0;
+}
+
+/* A key event: the open object's next value gets key name's id. */
+int vr_key(vr_builder *b, const char *name, size_t len)
+{
+    vr_frame *f = b->nframes ? &b->frames[b->nframes - 1] : NULL;
+    if (f == NULL || !f->is_object)
+        return pq_err_set(&b->err, PQ_ESTATE, "variant: vr_key outside an object");
+    if (f->has_key)
+        return pq_err_set(&b->err, PQ_ESTATE, "variant: key \"%.*s\" follows a key "
+                          "that got no value", (int)(len > 64 ? 64 : len), name);
+    if (!b->opts.trust_utf8 && !vr_utf8_ok((const uint8_t *)name, len))
+        return pq_err_set(&b->err, PQ_EINVAL, "variant: key is not valid UTF-8");
+    uint32_t id = 0;
+    int rc = vr_intern(b, name, len, &id);
+    if (rc != 0)
+        return rc;
+    if (b->keys[id].record != b->record) {
+        b->keys[id].record = b->record;
+        b->used_keys++;
+    }
+    f->key = id;
+    f->has_key = true;
     return 0;
 }
 
