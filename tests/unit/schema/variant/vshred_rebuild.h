@@ -313,7 +313,7 @@ typedef struct view {
     char why[256];               /* first violation; "" = none */
 } view;
 
-static void violation(view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void violation(view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static inline void violation(view *v, const char *fmt, ...)
 {
     if (v->why[0])
@@ -378,7 +378,7 @@ static inline int first_leaf(const view *v, const sc_shred *sh)
     return has(v, sh->value_leaf) ? sh->value_leaf : first_typed_leaf(v, sh);
 }
 
-static void skip_node(view *v, const sc_shred *sh);
+static inline void skip_node(view *v, const sc_shred *sh);
 
 static inline void skip_typed(view *v, const sc_shred *sh)
 {
