@@ -800,6 +800,7 @@ static inline int parse_scalar(json_parser *p, const uint8_t **pc,
     return 0;
 }
 
+/* Something after the top-level value (NDJSON: one value per line). */
 __attribute__((noinline, cold))
 static int trailing(json_parser *p, pq_err *err, const uint8_t *c,
                     const uint8_t *end)
@@ -809,6 +810,7 @@ static int trailing(json_parser *p, pq_err *err, const uint8_t *c,
                 "value: got %s, expected end of line", describe(c, end, buf));
 }
 
+/* A container opened at max_depth: refused before it grows the stack. */
 __attribute__((noinline, cold))
 static int too_deep(json_parser *p, pq_err *err, const uint8_t *c)
 {
