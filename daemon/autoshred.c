@@ -263,6 +263,8 @@ static int convert(pl_pipeline *p, pl_worker *wk, pl_file *f, pq_rowgroup *src,
 {
     const sc_schema *b = p->cfg.schema;
     int rc = 0;
+    /* f->spec is this file's: a tree at the same address may be another's */
+    vs_state_forget(&wk->vs);
     for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
         size_t i = p->auto_cols[a];
         rc = convert_column(wk, b->columns[i].type, f->spec->columns[i].type, src, dst, err);

@@ -7,11 +7,14 @@
  * one per element into its element's leaves), so the order in which
  * sibling leaves are filled does not matter; that is what lets an object
  * write its fields first and its partial `value` last, reusing one scratch
- * buffer at every depth. Field values are never copied: typed values are
- * read in place and `value` entries are slices of v->value, except the
- * re-encoded partial objects (vr_object_append_without). */
+ * buffer at every depth. An object is walked once, in its own field order,
+ * its keys matched to shred fields by metadata id (vs_fieldmap). Field
+ * values are never copied: typed values are read in place and `value`
+ * entries are slices of v->value, except the re-encoded partial objects
+ * (vr_value_append_object). */
 #include "vshred.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The walk's fixed context. */
@@ -19,19 +22,41 @@ typedef struct vs_ctx {
     vs_state *st;
     pq_rowgroup *rg;
     vr_meta meta;
+    const uint8_t *meta_bytes;   /* the value's metadata, as given */
+    size_t meta_len;
     pq_err *err;
 } vs_ctx;
 
 void vs_state_init(vs_state *st)
 {
+    *st = (vs_state){0};
     pq_buf_init(&st->partial);
-    pq_buf_init(&st->drop);
+    pq_buf_init(&st->kept);
+    pq_buf_init(&st->meta);
 }
 
 void vs_state_free(vs_state *st)
 {
     pq_buf_free(&st->partial);
-    pq_buf_free(&st->drop);
+    pq_buf_free(&st->kept);
+    pq_buf_free(&st->meta);
+    for (size_t i = 0; i < st->cap_maps; i++) {
+        free(st->maps[i].slots);
+        free(st->maps[i].seen);
+    }
+    free(st->maps);
+    *st = (vs_state){0};
+}
+
+static void next_generation(vs_state *st);
+
+void vs_state_forget(vs_state *st)
+{
+    for (size_t i = 0; i < st->n_maps; i++)
+        st->maps[i].node = NULL;
+    st->n_maps = 0;
+    pq_buf_reset(&st->meta);
+    next_generation(st);
 }
 
 /* ---- type matching ------------------------------------------------------ */
@@ -267,129 +292,250 @@ static int null_typed(const vs_ctx *x, const sc_shred *sh, uint16_t rep, uint16_
     }
 }
 
-/* Not of the shredded kind: the whole value in `value`. */
-static int put_unshredded(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
+/* Not of the shredded kind: the whole value (the one starting at val,
+ * within avail bytes) in `value`. */
+static int put_unshredded(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
                           uint16_t rep)
 {
-    int rc = pq_column_put_bytes(col(x, sh->value_leaf), rep, val, len);
+    size_t len;
+    int rc = vr_value_size(val, avail, &len, x->err);
+    rc = rc ? rc : pq_column_put_bytes(col(x, sh->value_leaf), rep, val, len);
     return rc ? rc : null_typed(x, sh, rep, sh->def);
 }
 
-static int name_cmp(vr_str x, vr_str y)
-{
-    size_t n = x.len < y.len ? x.len : y.len;
-    int c = memcmp(x.s, y.s, n);
-    return c ? c : (x.len > y.len) - (x.len < y.len);
-}
+/* ---- field maps: which shred field a metadata key is ----------------- */
 
-/* Insertion sort: shred objects list a handful of fields, often already in
- * order (then this is one pass), and unlike qsort it never allocates. */
-static void sort_names(vr_str *v, size_t n)
+/* A value with other metadata bytes than the last one starts a new
+ * generation, which makes every learnt slot stale at once. */
+static void next_generation(vs_state *st)
 {
-    for (size_t i = 1; i < n; i++) {
-        vr_str k = v[i];
-        size_t j = i;
-        for (; j > 0 && name_cmp(v[j - 1], k) > 0; j--)
-            v[j] = v[j - 1];
-        v[j] = k;
+    if (++st->meta_gen == 0) { /* wrapped: no old stamp may look current */
+        for (size_t i = 0; i < st->cap_maps; i++)
+            for (uint32_t k = 0; k < st->maps[i].n_slots; k++)
+                st->maps[i].slots[k].gen = 0;
+        st->meta_gen = 1;
     }
 }
 
+/* Called before the first object of a value is matched (values without
+ * one never pay for the compare). */
+static int track_metadata(const vs_ctx *x)
+{
+    vs_state *st = x->st;
+    st->meta_checked = true;
+    if (st->meta_gen != 0 && st->meta.len == x->meta_len &&
+        memcmp(st->meta.data, x->meta_bytes, x->meta_len) == 0)
+        return 0;
+    pq_buf_reset(&st->meta);
+    if (pq_buf_append(&st->meta, x->meta_bytes, x->meta_len) != 0)
+        return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+    next_generation(st);
+    return 0;
+}
+
+/* The index in st->maps of object node sh's map (an index, not a pointer:
+ * nested objects may grow the array). Trees have a handful of object
+ * nodes, so a linear search is the cheap way. */
+static int fieldmap_of(const vs_ctx *x, const sc_shred *sh, size_t *mi)
+{
+    vs_state *st = x->st;
+    if (!st->meta_checked) {
+        int rc = track_metadata(x);
+        if (rc != 0)
+            return rc;
+    }
+    for (size_t i = 0; i < st->n_maps; i++)
+        if (st->maps[i].node == sh) {
+            *mi = i;
+            return 0;
+        }
+    if (st->n_maps == st->cap_maps) {
+        size_t cap = st->cap_maps ? 2 * st->cap_maps : 8;
+        vs_fieldmap *m = realloc(st->maps, cap * sizeof *m);
+        if (m == NULL)
+            return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+        memset(m + st->cap_maps, 0, (cap - st->cap_maps) * sizeof *m);
+        st->maps = m;
+        st->cap_maps = cap;
+    }
+    vs_fieldmap *fm = &st->maps[st->n_maps];
+    if (fm->n_seen < sh->n_fields) {
+        uint64_t *seen = realloc(fm->seen, sh->n_fields * sizeof *seen);
+        if (seen == NULL)
+            return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+        fm->seen = seen;
+        fm->n_seen = sh->n_fields;
+    }
+    /* memory of a forgotten node: nothing it learnt may carry over */
+    memset(fm->seen, 0, fm->n_seen * sizeof *fm->seen);
+    if (fm->n_slots > 0)
+        memset(fm->slots, 0, fm->n_slots * sizeof *fm->slots);
+    fm->node = sh;
+    *mi = st->n_maps++;
+    return 0;
+}
+
+/* field_for_id's first sight of key id under this metadata: by name. */
+static int learn_field(const vs_ctx *x, size_t mi, uint32_t id, int32_t *field)
+{
+    vs_fieldmap *fm = &x->st->maps[mi];
+    vr_str key;
+    int rc = vr_meta_key(&x->meta, id, &key, x->err);
+    if (rc != 0)
+        return rc;
+    if (fm->n_slots < x->meta.size) {
+        vs_slot *slots = realloc(fm->slots, (size_t)x->meta.size * sizeof *slots);
+        if (slots == NULL)
+            return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+        memset(slots + fm->n_slots, 0, (size_t)(x->meta.size - fm->n_slots) * sizeof *slots);
+        fm->slots = slots;
+        fm->n_slots = x->meta.size;
+    }
+    const sc_shred *sh = fm->node;
+    *field = -1;
+    for (size_t f = 0; f < sh->n_fields; f++) {
+        const char *name = sh->fields[f].name;
+        if (strlen(name) == key.len && memcmp(name, key.s, key.len) == 0) {
+            *field = (int32_t)f;
+            break;
+        }
+    }
+    fm->slots[id] = (vs_slot){.gen = x->st->meta_gen, .field = *field};
+    return 0;
+}
+
+/* The node's field named by metadata key id (*field = -1: none). Inline:
+ * it runs for every field of every object, and almost always hits. */
+static inline int field_for_id(const vs_ctx *x, size_t mi, uint32_t id, int32_t *field)
+{
+    const vs_fieldmap *fm = &x->st->maps[mi];
+    if (id < fm->n_slots && fm->slots[id].gen == x->st->meta_gen) {
+        *field = fm->slots[id].field;
+        return 0;
+    }
+    return learn_field(x, mi, id, field);
+}
+
+/* ---- objects ------------------------------------------------------------- */
+
+/* The field id of object field i (little-endian, id_size bytes). */
+static inline uint32_t field_id_at(const vr_container *c, uint32_t i)
+{
+    const uint8_t *p = c->ids + (size_t)i * c->id_size;
+    uint32_t v = p[0];
+    if (c->id_size > 1) /* a shared dictionary of < 256 keys: one byte */
+        for (unsigned b = 1; b < c->id_size; b++)
+            v |= (uint32_t)p[b] << (8 * b);
+    return v;
+}
+
+/* Where element i of c starts, and the bytes from there to the end of
+ * c's data: its exact size is found only where a copy needs it (a
+ * primitive's read and a container's header bound themselves). */
+static inline int elem_at(const vs_ctx *x, const vr_container *c, uint32_t i,
+                          const uint8_t **v, size_t *avail)
+{
+    const uint8_t *p = c->offsets + (size_t)i * c->offset_size;
+    size_t off = p[0];
+    if (c->offset_size > 1) /* small values keep most offsets to one byte */
+        for (unsigned b = 1; b < c->offset_size; b++)
+            off |= (size_t)p[b] << (8 * b);
+    if (off >= c->data_len)
+        return pq_err_set(x->err, PQ_EPARSE, "variant value: element %u at offset %zu outside "
+                          "%zu data bytes", i, off, c->data_len);
+    *v = c->data + off;
+    *avail = c->data_len - off;
+    return 0;
+}
+
 /* The object's fields that sh does not shred, as a partial object in
- * `value` (null when there are none). found = fields of obj that sh
- * shreds, so the re-encoding is skipped when nothing is left. */
-static int put_rest(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
-                    const uint8_t *obj, size_t len, size_t found, uint16_t rep)
+ * `value` (null when there are none); found = fields of c that sh
+ * shreds. Kept values are copied byte for byte, in the object's order. */
+static int put_rest(const vs_ctx *x, const sc_shred *sh, size_t mi, const vr_container *c,
+                    size_t found, uint16_t rep)
 {
     pq_column *vc = col(x, sh->value_leaf);
     if (found == c->n)
         return pq_column_put_null(vc, rep, sh->def);
     vs_state *st = x->st;
-    pq_buf_reset(&st->drop);
-    if (pq_buf_reserve(&st->drop, sh->n_fields * sizeof(vr_str)) != 0)
+    pq_buf_reset(&st->kept);
+    if (pq_buf_reserve(&st->kept, (c->n - found) * sizeof(vr_field)) != 0)
         return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
-    vr_str *drop = (vr_str *)(void *)st->drop.data;
-    for (size_t i = 0; i < sh->n_fields; i++)
-        drop[i] = (vr_str){sh->fields[i].name, strlen(sh->fields[i].name)};
-    /* sorted per object rather than cached per node: a cache keyed by the
-     * borrowed schema could outlive it */
-    sort_names(drop, sh->n_fields);
+    vr_field *kept = (vr_field *)(void *)st->kept.data;
+    size_t n = 0;
+    int rc = PQ_OK;
+    for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
+        uint32_t id = field_id_at(c, i);
+        int32_t f;
+        rc = field_for_id(x, mi, id, &f);
+        if (rc != 0 || f >= 0)
+            continue;
+        kept[n].id = id;
+        rc = vr_container_get(c, i, NULL, &kept[n].value, &kept[n].len, x->err);
+        n++;
+    }
     pq_buf_reset(&st->partial);
-    size_t kept = 0;
-    int rc = vr_object_append_without(&st->partial, &x->meta, obj, len, drop, sh->n_fields,
-                                      &kept, x->err);
-    if (rc != 0)
-        return rc;
-    return kept ? pq_column_put_bytes(vc, rep, st->partial.data, st->partial.len)
-                : pq_column_put_null(vc, rep, sh->def);
+    rc = rc ? rc : vr_value_append_object(&st->partial, &x->meta, kept, n, x->err);
+    return rc ? rc : pq_column_put_bytes(vc, rep, st->partial.data, st->partial.len);
 }
 
-static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
+/* A string value into a string node's typed_value: the commonest shredded
+ * field, read here without vr_value_read's general decoding. */
+static int put_string(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
+                      uint16_t rep)
+{
+    size_t head = 1, len = val[0] >> 2;           /* short string */
+    if ((val[0] & 3) == VR_BASIC_PRIMITIVE) {     /* 4-byte length first */
+        if (avail < 5)
+            return pq_err_set(x->err, PQ_EPARSE, "variant value: truncated string length");
+        head = 5;
+        len = (size_t)val[1] | (size_t)val[2] << 8 | (size_t)val[3] << 16 | (size_t)val[4] << 24;
+    }
+    if (len > avail - head)
+        return pq_err_set(x->err, PQ_EPARSE, "variant value: string of %zu bytes overruns %zu",
+                          len, avail - head);
+    int rc = pq_column_put_bytes(col(x, sh->type->leaf), rep, val + head, len);
+    return rc ? rc : pq_column_put_null(col(x, sh->value_leaf), rep, sh->def);
+}
+
+/* The value starting at val (within avail bytes) through node sh. */
+static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
                       uint16_t rep);
 
-/* The field id of object field i (little-endian, id_size bytes). */
-static uint32_t field_id_at(const vr_container *c, uint32_t i)
-{
-    const uint8_t *p = c->ids + (size_t)i * c->id_size;
-    uint32_t v = 0;
-    for (unsigned b = 0; b < c->id_size; b++)
-        v |= (uint32_t)p[b] << (8 * b);
-    return v;
-}
-
-/* Field `want` of object c: 1 and its value, or 0 when absent. Object
- * fields are in key-name order (VariantEncoding.md), so when the shred
- * fields come in that order too (automatic trees always do), one forward
- * merge over the object finds them all: *cursor is where the merge
- * stopped and *prev the name it last looked for. A name out of that
- * order is found by binary search, leaving the merge where it was. */
-static int find_field(const vs_ctx *x, const vr_container *c, vr_str want, vr_str *prev,
-                      uint32_t *cursor, const uint8_t **fv, size_t *fl)
-{
-    /* every object field before *cursor sorts at or before *prev */
-    if (prev->s != NULL && name_cmp(*prev, want) >= 0)
-        return vr_object_find(c, &x->meta, want.s, want.len, fv, fl, x->err);
-    *prev = want;
-    for (uint32_t i = *cursor; i < c->n; i++) {
-        vr_str k;
-        int rc = vr_meta_key(&x->meta, field_id_at(c, i), &k, x->err);
-        if (rc != 0)
-            return rc;
-        int cmp = name_cmp(k, want);
-        if (cmp >= 0) {
-            *cursor = i + (cmp == 0);
-            if (cmp > 0)
-                return 0;
-            rc = vr_container_get(c, i, NULL, fv, fl, x->err);
-            return rc ? rc : 1;
-        }
-    }
-    *cursor = c->n;
-    return 0;
-}
-
+/* One pass over the object's fields: each one sh shreds is written
+ * through its node, then the shred fields the object lacks get nulls
+ * (value and typed_value), then the rest goes to `value`. */
 static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
-                        const uint8_t *val, size_t len, uint16_t rep)
+                        uint16_t rep)
 {
+    size_t mi = 0;
+    int rc = fieldmap_of(x, sh, &mi);
+    uint64_t visit = ++x->st->visits;
     size_t found = 0;
-    int rc = PQ_OK;
-    vr_str prev = {NULL, 0};
-    uint32_t cursor = 0;
-    for (size_t i = 0; rc == 0 && i < sh->n_fields; i++) {
-        const sc_shred *f = sh->fields[i].shred;
-        const char *name = sh->fields[i].name;
-        const uint8_t *fv;
-        size_t fl;
-        rc = find_field(x, c, (vr_str){name, strlen(name)}, &prev, &cursor, &fv, &fl);
-        if (rc == 1) {
-            found++;
-            rc = write_node(x, f, fv, fl, rep);
-        } else if (rc == 0) { /* missing field: value and typed_value null */
-            rc = pq_column_put_null(col(x, f->value_leaf), rep, f->def);
-            rc = rc ? rc : null_typed(x, f, rep, f->def);
-        }
+    for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
+        int32_t f;
+        rc = field_for_id(x, mi, field_id_at(c, i), &f);
+        if (rc != 0 || f < 0)
+            continue;
+        uint64_t *seen = &x->st->maps[mi].seen[f];
+        if (*seen == visit)
+            return pq_err_set(x->err, PQ_EPARSE, "variant value: key \"%s\" twice in one "
+                              "object", sh->fields[f].name);
+        *seen = visit;
+        found++;
+        const uint8_t *fv = NULL;
+        size_t avail = 0;
+        rc = elem_at(x, c, i, &fv, &avail);
+        rc = rc ? rc : write_node(x, sh->fields[f].shred, fv, avail, rep);
     }
-    return rc ? rc : put_rest(x, sh, c, val, len, found, rep);
+    for (size_t f = 0; rc == 0 && found < sh->n_fields && f < sh->n_fields; f++) {
+        if (x->st->maps[mi].seen[f] == visit)
+            continue;
+        const sc_shred *fs = sh->fields[f].shred;
+        rc = pq_column_put_null(col(x, fs->value_leaf), rep, fs->def);
+        rc = rc ? rc : null_typed(x, fs, rep, fs->def);
+    }
+    return rc ? rc : put_rest(x, sh, mi, c, found, rep);
 }
 
 static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *c, uint16_t rep)
@@ -400,30 +546,32 @@ static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *
         return rc ? rc : null_typed(x, sh->elem, rep, sh->typed_def);
     }
     for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
-        const uint8_t *ev;
-        size_t el;
-        rc = vr_container_get(c, i, NULL, &ev, &el, x->err);
-        rc = rc ? rc : write_node(x, sh->elem, ev, el, i == 0 ? rep : sh->elem->rep);
+        const uint8_t *ev = NULL;
+        size_t avail = 0;
+        rc = elem_at(x, c, i, &ev, &avail);
+        rc = rc ? rc : write_node(x, sh->elem, ev, avail, i == 0 ? rep : sh->elem->rep);
     }
     return rc;
 }
 
-static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t len,
+static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
                       uint16_t rep)
 {
-    int type = vr_value_type(val, len);
+    int type = vr_value_type(val, avail);
     if (type < 0)
         return pq_err_set(x->err, type, "variant shredding: malformed value (type byte 0x%02x)",
-                          len ? val[0] : 0);
+                          avail ? val[0] : 0);
     vr_container c;
     int rc;
     switch (sh->kind) {
     case SC_SHRED_PRIMITIVE: {
         if (type == VR_OBJECT || type == VR_ARRAY)
             break;
+        if (type == VR_STRING && sh->type->kind == SC_STRING)
+            return put_string(x, sh, val, avail, rep);
         vr_prim p;
         vs_typed tv;
-        if ((rc = vr_value_read(val, len, &p, x->err)) != 0)
+        if ((rc = vr_value_read(val, avail, &p, x->err)) != 0)
             return rc;
         if (!vs_prim_match(sh->type, &p, &tv))
             break;
@@ -433,19 +581,19 @@ static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
     case SC_SHRED_OBJECT:
         if (type != VR_OBJECT)
             break;
-        if ((rc = vr_container_open(&c, val, len, x->err)) != 0)
+        if ((rc = vr_container_open(&c, val, avail, x->err)) != 0)
             return rc;
-        return write_object(x, sh, &c, val, len, rep);
+        return write_object(x, sh, &c, rep);
     case SC_SHRED_ARRAY:
         if (type != VR_ARRAY)
             break;
-        if ((rc = vr_container_open(&c, val, len, x->err)) != 0)
+        if ((rc = vr_container_open(&c, val, avail, x->err)) != 0)
             return rc;
         return write_array(x, sh, &c, rep);
     default:
         break;
     }
-    return put_unshredded(x, sh, val, len, rep);
+    return put_unshredded(x, sh, val, avail, rep);
 }
 
 static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
@@ -455,6 +603,9 @@ static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const 
         return pq_err_set(err, PQ_EINVAL, "variant shredding: not a variant column");
     vs_ctx x = {.st = st, .rg = rg, .err = err};
     int rc = vr_meta_open(&x.meta, v->metadata, v->metadata_len, err);
+    x.meta_bytes = v->metadata;
+    x.meta_len = v->metadata_len;
+    st->meta_checked = false;
     if (rc == 0 && metadata)
         rc = pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata, v->metadata_len);
     return rc ? rc : write_node(&x, t->shred, v->value, v->value_len, rep);

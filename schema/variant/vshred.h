@@ -28,9 +28,13 @@
  * of the shredded kind: the shapes VariantShredding.md calls INVALID
  * cannot come out of here.
  *
- * Cost: no allocation per value once st's two buffers have grown to the
- * largest partial object / widest shred object seen. Every leaf of the
- * column gets exactly one level entry per call (arrays: per element).
+ * Cost: no allocation per value once st's buffers have grown to the
+ * largest partial object and metadata seen. Object fields are matched to
+ * shred fields by metadata id through maps learnt once per distinct
+ * metadata (one shared dictionary serves a whole batch of records), not
+ * by comparing key names per object. Trees are keyed by address: see
+ * vs_state_forget. Every leaf of the column gets exactly one level entry
+ * per call (arrays: per element).
  * On failure some leaves may already hold this value's entries: the
  * caller aborts the row (pq_rowgroup_abort_row), as sh_shred_line does. */
 #ifndef PQ_VSHRED_H
@@ -47,14 +51,40 @@
 #include "rowgroup.h"
 #include "variant.h"
 
+/* An object node's answer to "which of my fields is metadata key id?",
+ * learnt per key as objects show it and valid while the metadata stays
+ * the same bytes (vs_state.meta_gen). */
+typedef struct vs_slot {
+    uint32_t gen;     /* vs_state.meta_gen when field was learnt; 0 never */
+    int32_t field;    /* index into the node's fields, -1 not shredded */
+} vs_slot;
+
+typedef struct vs_fieldmap {
+    const sc_shred *node;
+    vs_slot *slots;   /* by metadata field id */
+    uint32_t n_slots;
+    uint64_t *seen;   /* per field: the object visit that found it */
+    size_t n_seen;
+} vs_fieldmap;
+
 /* Scratch reused across values. All-zero is a valid empty state. */
 typedef struct vs_state {
     pq_buf partial;   /* the `value` of a partially shredded object */
-    pq_buf drop;      /* vr_str[]: an object node's field names, sorted */
+    pq_buf kept;      /* vr_field[]: an object's fields left in `value` */
+    pq_buf meta;      /* the metadata the field maps were learnt from */
+    uint32_t meta_gen;
+    bool meta_checked; /* meta compared with the value being written */
+    uint64_t visits;  /* object visits so far (vs_fieldmap.seen stamps) */
+    vs_fieldmap *maps;
+    size_t n_maps, cap_maps;
 } vs_state;
 
 void vs_state_init(vs_state *st);
 void vs_state_free(vs_state *st);
+/* Forgets what st learnt about shred trees: call it before writing
+ * through a tree other than the ones written before, when those may have
+ * been freed (their addresses key st's field maps). Keeps the memory. */
+void vs_state_forget(vs_state *st);
 
 /* Writes v into the leaves of t (kind SC_VARIANT) at repetition level rep
  * (0 for a top-level column; the list's level for a Variant inside one).

@@ -94,12 +94,18 @@ def check_includes(root, problems):
         problems.append('include cycle between modules: ' + ', '.join(cycle))
 
 
-def check_calls(build, problems):
+def check_calls(root, build, problems):
     objects = []
     for d, _, names in os.walk(os.path.join(build, 'CMakeFiles')):
         lib = d.split(os.sep + 'CMakeFiles' + os.sep)[-1].split(os.sep)[0]
-        if lib in ('pq_writer.dir', 'pq_schema.dir', 'pq_daemon.dir', 'parqd.dir'):
-            objects += [os.path.join(d, n) for n in names if n.endswith('.c.o')]
+        if lib not in ('pq_writer.dir', 'pq_schema.dir', 'pq_daemon.dir', 'parqd.dir'):
+            continue
+        for n in names:
+            o = os.path.join(d, n)
+            # an object whose source moved away is stale, not part of the build
+            source = o.split('.dir' + os.sep, 1)[1][:-len('.o')]
+            if n.endswith('.c.o') and os.path.exists(os.path.join(root, source)):
+                objects.append(o)
     if not objects:
         problems.append(f'{build}: no object files of pq_writer/pq_schema/pq_daemon')
         return
@@ -159,7 +165,7 @@ def main():
     problems = []
     check_includes(root, problems)
     if len(sys.argv) > 2:
-        check_calls(sys.argv[2], problems)
+        check_calls(root, sys.argv[2], problems)
     check_sizes(root, problems)
     for p in problems:
         print(p)

@@ -725,6 +725,81 @@ static void test_vshred_random_round_trip(void **state)
     sc_schema_free(cr.spec);
 }
 
+/* vs_state learns which metadata id is which shred field once per
+ * metadata (vs_fieldmap). Rows 1-2 share metadata [a, b]; row 3's
+ * metadata lists the same keys as [b, a], so the ids swap; row 4 goes
+ * back. Each must shred `a` and keep `b` in value: a map kept across the
+ * change would put b's 7 in a's column. */
+static void test_vshred_field_maps_follow_metadata_changes(void **state)
+{
+    (void)state;
+    static const uint8_t meta_ab[] = {0x01, 2, 0, 1, 2, 'a', 'b'};
+    static const uint8_t meta_ba[] = {0x01, 2, 0, 1, 2, 'b', 'a'};
+    /* {a: int8 5, b: int8 7}: fields in name order, ids per metadata */
+    static const uint8_t val_ab[] = {0x02, 2, 0, 1, 0, 2, 4, 0x0C, 5, 0x0C, 7};
+    static const uint8_t val_ba[] = {0x02, 2, 1, 0, 0, 2, 4, 0x0C, 5, 0x0C, 7};
+    const struct {
+        const uint8_t *meta, *val;
+    } rows[] = {{meta_ab, val_ab}, {meta_ab, val_ab}, {meta_ba, val_ba}, {meta_ab, val_ab}};
+    enum { ROWS = sizeof rows / sizeof rows[0] };
+    caserun cr;
+    memset(&cr, 0, sizeof cr);
+    snprintf(cr.yaml, sizeof cr.yaml, "%s",
+             "columns:\n  - {name: id, type: int32, required: true}\n"
+             "  - {name: var, type: variant, shred: {a: int64}}\n");
+    pq_err err = {0};
+    fail_if(sc_schema_load_buffer("t.yaml", cr.yaml, strlen(cr.yaml), &cr.spec, &err), &err,
+            "load");
+    fail_if(sc_build_parquet_schema(cr.spec, &cr.ps, &err), &err, "build");
+    pq_writer *w;
+    pq_buf file;
+    pq_buf_init(&file);
+    pq_sink sink = {.ctx = &file, .write = mem_write};
+    fail_if(pq_writer_open(&w, cr.ps, NULL, sink, &err), &err, "open");
+    vs_state st;
+    vs_state_init(&st);
+    for (size_t r = 0; r < ROWS; r++) {
+        assert_int_equal(pq_column_put_i32(pq_writer_column(w, 0), 0, (int32_t)r), 0);
+        vr_variant v = {rows[r].meta, sizeof meta_ab, rows[r].val, sizeof val_ab};
+        fail_if(vs_write(&st, pq_writer_rowgroup(w), cr.spec->columns[1].type, &v, 0, &err),
+                &err, "vs_write");
+        fail_if(pq_writer_end_row(w, &err), &err, "end_row");
+    }
+    fail_if(pq_writer_close(w, &err), &err, "close");
+    pq_writer_destroy(w);
+    fdata_open_mem(&cr.ours, &file, "maps");
+    const leafdata *a = leaf_by_path(&cr.ours, "var.typed_value.a.typed_value");
+    assert_non_null(a);
+    assert_int_equal(a->nv, ROWS);
+    for (size_t r = 0; r < ROWS; r++) {
+        size_t len;
+        const uint8_t *p = val_at(a, r, &len);
+        assert_int_equal(le_int(p, len), 5);
+    }
+    rebuilt out[ROWS];
+    char viol[256];
+    rebuild_file(&cr.ours, cr.spec, cr.ps, true, out, viol, sizeof viol);
+    assert_string_equal(viol, "");
+    for (size_t r = 0; r < ROWS; r++)
+        assert_int_equal(vread_equal(rows[r].meta, sizeof meta_ab, rows[r].val, sizeof val_ab,
+                                     out[r].meta, out[r].mlen, out[r].value.data,
+                                     out[r].value.len, &err), 1);
+    /* a key twice in one object is malformed: refused, not written twice */
+    static const uint8_t val_aa[] = {0x02, 2, 0, 0, 0, 2, 4, 0x0C, 5, 0x0C, 7};
+    vr_variant dup = {meta_ab, sizeof meta_ab, val_aa, sizeof val_aa};
+    pq_rowgroup *rg;
+    fail_if(pq_rowgroup_new(&rg, cr.ps, &err), &err, "rowgroup");
+    assert_int_equal(vs_write(&st, rg, cr.spec->columns[1].type, &dup, 0, &err), PQ_EPARSE);
+    assert_non_null(strstr(err.msg, "twice"));
+    pq_rowgroup_destroy(rg);
+    rebuilt_free(out, ROWS);
+    vs_state_free(&st);
+    fdata_close(&cr.ours);
+    pq_buf_free(&file);
+    pq_schema_destroy(cr.ps);
+    sc_schema_free(cr.spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_vshred_json_records_through_the_shredder),
         cmocka_unit_test(test_vshred_rejects_malformed_input),
         cmocka_unit_test(test_vshred_random_round_trip),
+        cmocka_unit_test(test_vshred_field_maps_follow_metadata_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

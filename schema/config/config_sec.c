@@ -66,7 +66,7 @@ static int parse_subjects(yp_doc *d, yaml_node_t *seq, const char *what, cf_tls 
         return yp_err(d, seq, err, "%s: empty list (leave the key out to allow every "
                       "certificate the client_ca signed)", kw);
     if ((t->allow_subjects = calloc(n, sizeof *t->allow_subjects)) == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "config: out of memory");
+        return cf_nomem(err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         yaml_node_t *v = yp_node(d, seq->data.sequence.items.start[i]);
         char kwi[128];
@@ -118,7 +118,7 @@ int cf_parse_tls(yp_doc *d, yaml_node_t *m, const char *what, cf_tls **out, pq_e
         return rc;
     cf_tls *t = calloc(1, sizeof *t);
     if (t == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "config: out of memory");
+        return cf_nomem(err);
     *out = t;
     t->min_version = 12;
     t->handshake_timeout_ms = CF_TLS_HANDSHAKE_TIMEOUT_MS;
@@ -193,7 +193,7 @@ int cf_parse_ids(yp_doc *d, yaml_node_t *seq, const char *what, bool groups, uin
     free(*out);
     *n_out = 0;
     if ((*out = calloc(n, sizeof **out)) == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "config: out of memory");
+        return cf_nomem(err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         char kw[128];
         snprintf(kw, sizeof kw, "%s[%zu]", what, i);
@@ -203,13 +203,4 @@ int cf_parse_ids(yp_doc *d, yaml_node_t *seq, const char *what, bool groups, uin
             *n_out = i + 1;
     }
     return rc;
-}
-
-bool cf_addr_overlaps(const cf_addr *a, const cf_addr *b)
-{
-    if (a->port != b->port)
-        return false;
-    bool wild_a = strcmp(a->host, "0.0.0.0") == 0 || strcmp(a->host, "::") == 0;
-    bool wild_b = strcmp(b->host, "0.0.0.0") == 0 || strcmp(b->host, "::") == 0;
-    return wild_a || wild_b || strcmp(a->host, b->host) == 0;
 }

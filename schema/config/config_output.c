@@ -1,0 +1,317 @@
+/* config_output.c - the `output:` section of the configuration (DESIGN.md
+ * "Configuration (YAML)"): directory and path template, rotation and row
+ * groups, pages, compression, dictionary, statistics, page index and
+ * Parquet modular encryption (keys by id and file), with FILE:LINE:COL
+ * errors.
+ *
+ * Thread: whichever loads the configuration. */
+#include "config_int.h"
+#include "compress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- output path template ------------------------------------------- */
+
+/* strftime conversions that make sense in a file name: no %n/%t, no
+ * locale-dependent %c/%x/%X, and no %D (its slashes would nest directories
+ * by accident). */
+static const char path_conversions[] = "YmdHMSjyCGgVuUWwaAbBhepIlkszZFTR%";
+
+int cf_path_check(const char *tmpl, size_t *off, const char **why)
+{
+    static const char *const names[] = {"host", "pid", "seq", "uuid"};
+    bool seq = false;
+    *off = 0;
+    if (tmpl[0] == '/') {
+        *why = "must be relative to output.dir";
+        return PQ_EINVAL;
+    }
+    for (size_t i = 0; tmpl[i]; i++) {
+        *off = i;
+        char ch = tmpl[i];
+        if (ch == '%') {
+            if (tmpl[i + 1] == '\0' || strchr(path_conversions, tmpl[i + 1]) == NULL) {
+                *why = "unsupported % field (use %Y %m %d %H %M %S %j %F %s ... or %% for '%')";
+                return PQ_EINVAL;
+            }
+            i++;
+        } else if (ch == '{') {
+            const char *close = strchr(tmpl + i, '}');
+            size_t k = 0, len = close ? (size_t)(close - tmpl - i - 1) : 0;
+            while (close && k < 4 && (strlen(names[k]) != len || strncmp(names[k], tmpl + i + 1, len)))
+                k++;
+            if (close == NULL || k == 4) {
+                *why = close ? "unknown placeholder (expected {host}, {pid}, {seq} or {uuid})"
+                             : "'{' without a closing '}'";
+                return PQ_EINVAL;
+            }
+            seq |= k >= 2;
+            i += len + 1;
+        } else if (ch == '}') {
+            *why = "'}' without an opening '{'";
+            return PQ_EINVAL;
+        } else if ((unsigned char)ch < 0x20) {
+            *why = "control character in the path";
+            return PQ_EINVAL;
+        } else if (ch == '/' && (i == 0 || tmpl[i + 1] == '/' || tmpl[i + 1] == '\0')) {
+            *why = "empty directory name in the path";
+            return PQ_EINVAL;
+        } else if (ch == '.' && (i == 0 || tmpl[i - 1] == '/') && tmpl[i + 1] == '.' &&
+                   (tmpl[i + 2] == '/' || tmpl[i + 2] == '\0')) {
+            *why = "'..' would leave output.dir";
+            return PQ_EINVAL;
+        }
+    }
+    if (!seq) {
+        *off = strlen(tmpl);
+        *why = "must contain {seq} or {uuid}, or files rotated within the same period would collide";
+        return PQ_EINVAL;
+    }
+    return PQ_OK;
+}
+
+/* ---- the output: mapping ------------------------------------------------ */
+
+static int parse_roll(cf_ctx *x, yaml_node_t *m, const char *what, cf_roll *r)
+{
+    static const char *const keys[] = {"max_bytes", "max_rows", "max_age", NULL};
+    char kw[64];
+    int rc = yp_check_keys(x->d, m, what, keys, x->err);
+    yaml_node_t *v;
+    int64_t rows;
+    if (rc == 0 && (v = yp_get(x->d, m, "max_bytes")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.max_bytes", what);
+        rc = yp_size(x->d, v, kw, SIZE_MAX, &r->max_bytes, x->err);
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "max_rows")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.max_rows", what);
+        if ((rc = yp_int(x->d, v, kw, 0, INT64_MAX, &rows, x->err)) == 0)
+            r->max_rows = (uint64_t)rows;
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "max_age")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.max_age", what);
+        rc = yp_duration_ms(x->d, v, kw, &r->max_age_ms, x->err);
+    }
+    return rc;
+}
+
+static int parse_page(cf_ctx *x, yaml_node_t *m, cf_output *o)
+{
+    static const char *const keys[] = {"max_bytes", "version", "crc", NULL};
+    int rc = yp_check_keys(x->d, m, "output.page", keys, x->err);
+    yaml_node_t *v;
+    uint64_t bytes;
+    int64_t version;
+    if (rc == 0 && (v = yp_get(x->d, m, "max_bytes")) != NULL) {
+        rc = yp_size(x->d, v, "output.page.max_bytes", (uint64_t)1 << 30, &bytes, x->err);
+        if (rc == 0 && bytes < 1024)
+            rc = yp_err(x->d, v, x->err, "output.page.max_bytes: at least 1KiB");
+        o->page_max_bytes = (size_t)bytes;
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "version")) != NULL) {
+        rc = yp_int(x->d, v, "output.page.version", 1, 2, &version, x->err);
+        o->page_version = (int)version;
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "crc")) != NULL)
+        rc = yp_bool(x->d, v, "output.page.crc", &o->crc, x->err);
+    return rc;
+}
+
+static int parse_compression(cf_ctx *x, yaml_node_t *m, cf_output *o)
+{
+    yaml_node_t *v = yp_get(x->d, m, "compression"), *lv = yp_get(x->d, m, "compression_level");
+    const char *name;
+    int rc = PQ_OK;
+    if (v != NULL) {
+        rc = yp_str(x->d, v, "output.compression", &name, x->err);
+        if (rc == 0 && pq_codec_from_name(name, &o->codec) != 0)
+            return yp_err(x->d, v, x->err, "output.compression: unknown codec '%.40s' (expected "
+                          "none, snappy, gzip, brotli, lz4_raw, zstd)", name);
+        o->codec_level = 0;
+    }
+    if (rc != 0 || lv == NULL)
+        return rc;
+    int64_t level;
+    pq_err e2;
+    rc = yp_int(x->d, lv, "output.compression_level", -1000000, 1000, &level, x->err);
+    if (rc == 0 && pq_codec_check_level(o->codec, (int)level, &e2) != 0)
+        return yp_err(x->d, lv, x->err, "output.compression_level: %s", e2.msg);
+    o->codec_level = (int)level;
+    return rc;
+}
+
+static int parse_statistics(cf_ctx *x, yaml_node_t *v, cf_output *o)
+{
+    static const char *const keys[] = {"truncate", NULL};
+    if (v->type != YAML_MAPPING_NODE)
+        return yp_bool(x->d, v, "output.statistics", &o->statistics, x->err);
+    int rc = yp_check_keys(x->d, v, "output.statistics", keys, x->err);
+    yaml_node_t *t = yp_get(x->d, v, "truncate");
+    int64_t n;
+    o->statistics = true;
+    if (rc == 0 && t != NULL &&
+        (rc = yp_int(x->d, t, "output.statistics.truncate", 1, INT32_MAX, &n, x->err)) == 0)
+        o->stats_truncate = (size_t)n;
+    return rc;
+}
+
+static int parse_dictionary(cf_ctx *x, yaml_node_t *v, cf_output *o)
+{
+    static const char *const keys[] = {"max_bytes", NULL};
+    int rc = yp_check_keys(x->d, v, "output.dictionary", keys, x->err);
+    yaml_node_t *mb = yp_get(x->d, v, "max_bytes");
+    uint64_t n;
+    if (rc == 0 && mb != NULL &&
+        (rc = yp_size(x->d, mb, "output.dictionary.max_bytes", (uint64_t)1 << 31, &n, x->err)) == 0) {
+        if (n == 0)
+            return yp_err(x->d, mb, x->err, "output.dictionary.max_bytes: must be at least 1");
+        o->dictionary_max_bytes = (size_t)n;
+    }
+    return rc;
+}
+
+static int parse_key(cf_ctx *x, yaml_node_t *m, const char *what, cf_key *k)
+{
+    static const char *const keys[] = {"id", "file", NULL};
+    char kw[96];
+    int rc = yp_check_keys(x->d, m, what, keys, x->err);
+    yaml_node_t *id = yp_get(x->d, m, "id"), *file = yp_get(x->d, m, "file");
+    if (rc == 0 && (id == NULL || file == NULL))
+        return yp_err(x->d, m, x->err, "%s: needs both id and file", what);
+    snprintf(kw, sizeof kw, "%s.id", what);
+    rc = rc ? rc : yp_strdup(x->d, id, kw, &k->id, x->err);
+    snprintf(kw, sizeof kw, "%s.file", what);
+    return rc ? rc : yp_strdup(x->d, file, kw, &k->file, x->err);
+}
+
+/* A key id names one key file; the same id with two files is a typo. */
+static int check_key_ids(cf_ctx *x, const cf_encryption *e, yaml_node_t *at)
+{
+    for (size_t i = 0; i < e->n_columns; i++) {
+        const cf_key *a = &e->columns[i].key;
+        if (strcmp(a->id, e->footer_key.id) == 0 && strcmp(a->file, e->footer_key.file) != 0)
+            return yp_err(x->d, at, x->err, "output.encryption.columns[%zu].key: id '%s' is the "
+                          "footer key's id but names another file", i, a->id);
+        for (size_t k = 0; k < i; k++) {
+            const cf_column_key *b = &e->columns[k];
+            if (strcmp(a->id, b->key.id) == 0 && strcmp(a->file, b->key.file) != 0)
+                return yp_err(x->d, at, x->err, "output.encryption.columns[%zu].key: id '%s' "
+                              "already names file '%s'", i, a->id, b->key.file);
+            if (strcmp(e->columns[i].column, b->column) == 0)
+                return yp_err(x->d, at, x->err, "output.encryption.columns[%zu]: column '%s' "
+                              "already has a key", i, b->column);
+        }
+    }
+    return PQ_OK;
+}
+
+static int parse_enc_columns(cf_ctx *x, yaml_node_t *seq, cf_encryption *e)
+{
+    static const char *const keys[] = {"column", "key", NULL};
+    int rc = yp_want_seq(x->d, seq, "output.encryption.columns", x->err);
+    size_t n = rc ? 0 : (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+    if (rc != 0 || n == 0)
+        return rc;
+    if (n > 4096)
+        return yp_err(x->d, seq, x->err, "output.encryption.columns: more than 4096 entries");
+    if ((e->columns = calloc(n, sizeof *e->columns)) == NULL)
+        return cf_nomem(x->err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char what[64], kw[96];
+        yaml_node_t *m = yp_node(x->d, seq->data.sequence.items.start[i]);
+        cf_column_key *ck = &e->columns[i];
+        e->n_columns = i + 1;
+        snprintf(what, sizeof what, "output.encryption.columns[%zu]", i);
+        rc = yp_check_keys(x->d, m, what, keys, x->err);
+        yaml_node_t *col = rc ? NULL : yp_get(x->d, m, "column");
+        yaml_node_t *key = rc ? NULL : yp_get(x->d, m, "key");
+        if (rc == 0 && (col == NULL || key == NULL))
+            return yp_err(x->d, m, x->err, "%s: needs column and key", what);
+        snprintf(kw, sizeof kw, "%s.column", what);
+        rc = rc ? rc : yp_strdup(x->d, col, kw, &ck->column, x->err);
+        snprintf(kw, sizeof kw, "%s.key", what);
+        rc = rc ? rc : parse_key(x, key, kw, &ck->key);
+        ck->pos = cf_pos_of(col ? col : m);
+    }
+    return rc ? rc : check_key_ids(x, e, seq);
+}
+
+static int parse_encryption(cf_ctx *x, yaml_node_t *m, cf_encryption *e)
+{
+    static const char *const keys[] = {"algorithm", "footer", "footer_key", "columns",
+                                       "aad_prefix", "store_aad_prefix", NULL};
+    static const char *const algos[] = {"AES_GCM_V1", "AES_GCM_CTR_V1", NULL};
+    static const char *const footers[] = {"encrypted", "plaintext", NULL};
+    int rc = yp_check_keys(x->d, m, "output.encryption", keys, x->err), idx;
+    yaml_node_t *v;
+    e->enabled = true;
+    if (rc == 0 && (v = yp_get(x->d, m, "algorithm")) != NULL &&
+        (rc = yp_enum(x->d, v, "output.encryption.algorithm", algos, &idx, x->err)) == 0)
+        e->algorithm = idx == 0 ? PQ_AES_GCM_V1 : PQ_AES_GCM_CTR_V1;
+    if (rc == 0 && (v = yp_get(x->d, m, "footer")) != NULL &&
+        (rc = yp_enum(x->d, v, "output.encryption.footer", footers, &idx, x->err)) == 0)
+        e->footer_encrypted = idx == 0;
+    v = rc ? NULL : yp_get(x->d, m, "footer_key");
+    if (rc == 0 && v == NULL)
+        return yp_err(x->d, m, x->err, "output.encryption: missing key 'footer_key' "
+                      "({id: ..., file: ...})");
+    rc = rc ? rc : parse_key(x, v, "output.encryption.footer_key", &e->footer_key);
+    if (rc == 0 && (v = yp_get(x->d, m, "columns")) != NULL)
+        rc = parse_enc_columns(x, v, e);
+    if (rc == 0 && (v = yp_get(x->d, m, "aad_prefix")) != NULL)
+        rc = yp_strdup(x->d, v, "output.encryption.aad_prefix", &e->aad_prefix, x->err);
+    if (rc == 0 && (v = yp_get(x->d, m, "store_aad_prefix")) != NULL) {
+        rc = yp_bool(x->d, v, "output.encryption.store_aad_prefix", &e->store_aad_prefix, x->err);
+        if (rc == 0 && !e->store_aad_prefix && e->aad_prefix == NULL)
+            rc = yp_err(x->d, v, x->err, "output.encryption.store_aad_prefix: false needs "
+                        "aad_prefix (there is nothing to withhold)");
+    }
+    return rc;
+}
+
+static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
+{
+    const char *why;
+    size_t off;
+    int rc = yp_strdup(x->d, v, "output.path", &o->path, x->err);
+    if (rc == 0 && cf_path_check(o->path, &off, &why) != 0)
+        return yp_err_at(x->d, v, off, x->err, "output.path: %s", why);
+    return rc;
+}
+
+int cf_parse_output(cf_ctx *x, yaml_node_t *m)
+{
+    static const char *const keys[] = {
+        "dir", "path", "rotate", "row_group", "page", "compression", "compression_level",
+        "dictionary", "statistics", "page_index", "encryption", NULL};
+    cf_output *o = &x->c->output;
+    int rc = yp_check_keys(x->d, m, "output", keys, x->err);
+    yaml_node_t *v;
+    if (rc == 0 && (v = yp_get(x->d, m, "dir")) != NULL)
+        rc = yp_strdup(x->d, v, "output.dir", &o->dir, x->err);
+    if (rc == 0 && (v = yp_get(x->d, m, "path")) != NULL)
+        rc = parse_path(x, v, o);
+    if (rc == 0 && (v = yp_get(x->d, m, "rotate")) != NULL)
+        rc = parse_roll(x, v, "output.rotate", &o->rotate);
+    if (rc == 0 && (v = yp_get(x->d, m, "row_group")) != NULL) {
+        rc = parse_roll(x, v, "output.row_group", &o->row_group);
+        if (rc == 0 && o->row_group.max_bytes == 0 && o->row_group.max_rows == 0 &&
+            o->row_group.max_age_ms == 0)
+            rc = yp_err(x->d, v, x->err, "output.row_group: at least one of max_bytes, max_rows "
+                        "and max_age must be set, or rows would buffer without bound");
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "page")) != NULL)
+        rc = parse_page(x, v, o);
+    rc = rc ? rc : parse_compression(x, m, o);
+    if (rc == 0 && (v = yp_get(x->d, m, "dictionary")) != NULL)
+        rc = parse_dictionary(x, v, o);
+    if (rc == 0 && (v = yp_get(x->d, m, "statistics")) != NULL)
+        rc = parse_statistics(x, v, o);
+    if (rc == 0 && (v = yp_get(x->d, m, "page_index")) != NULL)
+        rc = yp_bool(x->d, v, "output.page_index", &o->page_index, x->err);
+    if (rc == 0 && (v = yp_get(x->d, m, "encryption")) != NULL)
+        rc = parse_encryption(x, v, &o->encryption);
+    return rc;
+}
