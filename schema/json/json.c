@@ -744,6 +744,20 @@ void json_parser_free(json_parser *p)
         } \
     } while (0)
 
+/* Whether the n bytes at c are the literal lit. */
+static inline bool is_literal(const uint8_t *c, const uint8_t *end,
+                              const char *lit, size_t n)
+{
+    return (size_t)(end - c) >= n && memcmp(c, lit, n) == 0;
+}
+
+__attribute__((noinline, cold))
+static int bad_literal(json_parser *p, pq_err *err, const uint8_t *c,
+                       const char *lit)
+{
+    return fail(p, err, PQ_EPARSE, c, "invalid literal: expected '%s'", lit);
+}
+
 /* A string, number or literal at *pc (the one token a value that is not a
  * container can be): delivers its event and moves *pc past it. Returns 0,
  * or the error or handler code. */
@@ -772,23 +786,19 @@ static inline int parse_scalar(json_parser *p, const uint8_t **pc,
         EMIT(number, &num);
         break;
     case 't':
-        if (end - c < 4 || memcmp(c, "true", 4) != 0)
-            return fail(p, err, PQ_EPARSE, c, "invalid literal: expected "
-                        "'true'");
-        c += 4;
-        EMIT(boolean, true);
+    case 'f': {
+        const bool v = *c == 't';
+        const char *const lit = v ? "true" : "false";
+        const size_t n = v ? 4 : 5;
+        if (!is_literal(c, end, lit, n))
+            return bad_literal(p, err, c, lit);
+        c += n;
+        EMIT(boolean, v);
         break;
-    case 'f':
-        if (end - c < 5 || memcmp(c, "false", 5) != 0)
-            return fail(p, err, PQ_EPARSE, c, "invalid literal: expected "
-                        "'false'");
-        c += 5;
-        EMIT(boolean, false);
-        break;
+    }
     case 'n':
-        if (end - c < 4 || memcmp(c, "null", 4) != 0)
-            return fail(p, err, PQ_EPARSE, c, "invalid literal: expected "
-                        "'null'");
+        if (!is_literal(c, end, "null", 4))
+            return bad_literal(p, err, c, "null");
         c += 4;
         EMIT0(null);
         break;
