@@ -1,4 +1,4 @@
-/* bench_json.c - throughput of the NDJSON line parser (schema/json.c).
+/* bench_json.c - throughput of the NDJSON line parser (schema/json/json.c).
  *
  *     bench_json [-s MB] [-r ROUNDS] [FILE...]
  *

@@ -1,4 +1,4 @@
-/* fuzz_geojson.c - libFuzzer target for schema/geojson.c.
+/* fuzz_geojson.c - libFuzzer target for schema/geojson/geojson.c.
  *
  * The input is the text of one GeoJSON value. Whatever it holds:
  *   - gj_to_wkb returns 0 or PQ_ETYPE (PQ_ENOMEM aside), and on error

@@ -1,4 +1,4 @@
-/* fuzz_json.c - libFuzzer target for schema/json.c.
+/* fuzz_json.c - libFuzzer target for schema/json/json.c.
  *
  * The input is one NDJSON line. A handler consumes every event, checks it
  * (strings are valid UTF-8 by an independent decoder, numbers agree with
@@ -11,7 +11,7 @@
  * Every number is also turned into a Variant the way the shredder does it
  * for Variant and rest columns (shv_scalar_to_variant, from json.c's
  * number parts and double), and checked against the number rule of
- * schema/vnumber.c (fuzz_numrule.h): the type, the exact value, and never
+ * schema/variant/vnumber.c (fuzz_numrule.h): the type, the exact value, and never
  * a decimal whose scale is not below its implied precision.
  *
  * The fuzz build links only pq_schema and pq_writer, so the test decoder

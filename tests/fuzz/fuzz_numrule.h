@@ -1,4 +1,4 @@
-/* fuzz_numrule.h - the JSON number rule (schema/vnumber.c) as the fuzz
+/* fuzz_numrule.h - the JSON number rule (schema/variant/vnumber.c) as the fuzz
  * targets check it: given a number's text and the Variant parqd built for
  * it, abort unless
  *   - the Variant is valid and canonical, which includes VREAD_CANONICAL's

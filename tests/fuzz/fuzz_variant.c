@@ -1,5 +1,5 @@
 /* fuzz_variant.c - libFuzzer target for the Variant builder
- * (schema/variant.c, VariantEncoding.md).
+ * (schema/variant/, VariantEncoding.md).
  *
  * The input is a program of builder operations (random trees, keys from a
  * small pool so duplicates are common, raw keys and strings that may be
@@ -10,7 +10,7 @@
  * canonical validation in the test decoder, and decode to exactly the
  * reference tree's canonical JSON (sorted keys, last duplicate wins).
  * Inputs starting with 'N' instead feed the rest to vr_json_number and
- * check the number rule (fuzz_numrule.h): the Variant type schema/vnumber.c
+ * check the number rule (fuzz_numrule.h): the Variant type schema/variant/vnumber.c
  * promises, the exact value (a double: strtod's), and never a decimal
  * whose scale is not below its implied precision.
  *

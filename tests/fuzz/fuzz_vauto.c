@@ -1,7 +1,7 @@
 /* fuzz_vauto.c - libFuzzer target for automatic Variant shredding: the
- * decision (schema/vauto.c), the per-file schema (sc_schema_derive) and
+ * decision (schema/variant/vauto.c), the per-file schema (sc_schema_derive) and
  * the conversion of each value into that layout (vs_write_value with its
- * merge-walk field lookup, schema/vshred.c).
+ * merge-walk field lookup, schema/variant/vshred.c).
  *
  * Input: lines of JSON (each parsed and built into a Variant by the real
  * parser and builder; lines that do not parse are skipped), or, after a

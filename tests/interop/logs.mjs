@@ -264,7 +264,7 @@ async function checkReader(reader, c, opts) {
 }
 
 /* How many Variant numbers were compared, and the ones the number rule
- * stores as the nearest double (schema/vnumber.c, rule 4). */
+ * stores as the nearest double (schema/variant/vnumber.c, rule 4). */
 export function numberNote(st) {
   const n = st.numbers || 0;
   if (!st.lossy) return `${n} Variant numbers, all exact`;

@@ -10,7 +10,7 @@
 //   VNum {kind: 'int' | 'dec' | 'double' | 'float', ...},
 //   VOther {desc} for Variant types JSON never produces (date, timestamp,
 //   binary, uuid, time): never equal to a JSON value.
-// Numbers compare by parqd's number rule (numrule.mjs, schema/vnumber.c):
+// Numbers compare by parqd's number rule (numrule.mjs, schema/variant/vnumber.c):
 // an int or decimal must hold the text's exact value (unscaled/scale
 // normalized); a double must be the double JS parses from the text
 // (correctly rounded, sign of zero included) and, unless the rule says no

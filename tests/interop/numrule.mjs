@@ -1,5 +1,5 @@
 // numrule.mjs - parqd's rule for the Variant type of a JSON number
-// (schema/vnumber.c, README "Numbers in Variant columns"), restated here
+// (schema/variant/vnumber.c, README "Numbers in Variant columns"), restated here
 // independently of the C code so the interop tests can check that every
 // number read back has the type the rule gives it and the text's value:
 //   int    integer syntax that fits int64 (narrowest of INT8..INT64)

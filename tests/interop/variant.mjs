@@ -12,7 +12,7 @@
 // order or repeated, invalid UTF-8, trailing bytes after a value, a
 // decimal whose unscaled value exceeds its width's precision (9/18/38),
 // whose scale is not below its implied precision (parqd's promise: readers
-// crash on or misprint such decimals, schema/vnumber.c) or
+// crash on or misprint such decimals, schema/variant/vnumber.c) or
 // scale > 38; and in shredded data: value and typed_value both set for a
 // non-object, a shredded field also present in `value`, an object or array
 // in `value` where typed_value shreds objects/arrays, a missing array

@@ -10,7 +10,7 @@
 # (values, and CAST(v AS JSON), variant_extract, variant_typeof),
 # parquet-wasm, hyparquet (its own VARIANT decoding too: --native-strict)
 # and parqd's test decoder (BUILD_DIR/variant_dump), and every number must
-# have the type the rule of schema/vnumber.c gives it and the text's value
+# have the type the rule of schema/variant/vnumber.c gives it and the text's value
 # (tests/interop/logs.mjs, numrule.mjs).
 #
 #   bash test_variant_numbers.sh BUILD_DIR [TESTDATA_DIR]

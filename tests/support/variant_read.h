@@ -3,7 +3,7 @@
  * canonical JSON, value equality, and a reference tree that tests and
  * fuzzers build by hand, render, and feed to the encoder.
  *
- * Written apart from schema/variant.c (it shares only type ids and the
+ * Written apart from schema/variant/ (it shares only type ids and the
  * vr_prim struct) so that it can catch the encoder's mistakes.
  *
  * Canonical JSON, the form every test compares:
@@ -32,7 +32,7 @@
 /* Also require what parqd's encoder promises beyond validity: minimal
  * metadata offset size, minimal field id / offset widths, is_large only
  * above 255 elements, minimal int and decimal widths, decimal scales
- * below the implied precision (what readers need, see schema/vnumber.c),
+ * below the implied precision (what readers need, see schema/variant/vnumber.c),
  * long strings only from 64 bytes, and container values that tile their data area exactly
  * (no gaps, no overlaps). */
 #define VREAD_CANONICAL 1u

@@ -8,7 +8,9 @@
  * by (shred_value.c). A value that turns out not to fit halfway through a
  * container is re-read from its byte range in the line into the rest
  * column, which is cheaper than buffering every container just in case. */
-#include "shred_int.h"
+#include "shred.h"
+#include "shred_state.h"
+#include "shred_value.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -218,26 +220,7 @@ void sh_shredder_destroy(sh_shredder *s)
     free(s);
 }
 
-/* ---- frames and the rest column ---------------------------------------------- */
-
-bool sh_has_rest(const sh_shredder *s)
-{
-    return s->spec->rest >= 0;
-}
-
-int sh_push(sh_shredder *s, const sh_frame *f)
-{
-    if (s->n_frames == s->cap_frames) {
-        size_t cap = s->cap_frames ? s->cap_frames * 2 : 16;
-        sh_frame *p = realloc(s->frames, cap * sizeof *p);
-        if (p == NULL)
-            return PQ_ENOMEM;
-        s->frames = p;
-        s->cap_frames = cap;
-    }
-    s->frames[s->n_frames++] = *f;
-    return PQ_OK;
-}
+/* ---- failures and the rest column ------------------------------------------- */
 
 /* A failure that is not the record's fault stops the writer: say which. */
 static int fail(sh_shredder *s, int rc)

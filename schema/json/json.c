@@ -467,8 +467,139 @@ slow:;
     return strtod_l(s, NULL, (locale_t)p->c_locale);
 }
 
-/* c points at '-' or a digit. Fills num; returns the byte after the
- * number, or NULL with err filled. */
+/* Integer syntax, the common case in logs: num holds the digits at
+ * ip..ip+int_len and m their value (wrapped past 19 digits). Fills the
+ * INT64 or UINT64 value and returns true when it fits 64 bits; false sends
+ * the number to the double path. */
+static inline bool number_integer(json_number *num, const uint8_t *ip,
+                                  size_t int_len, uint64_t m)
+{
+    if (int_len <= 19) {
+        if (!num->negative) {
+            if (m <= (uint64_t)INT64_MAX) {
+                num->kind = JSON_NUM_INT64;
+                num->i = (int64_t)m;
+                num->u = m;
+            } else {
+                num->kind = JSON_NUM_UINT64;
+                num->u = m;
+                num->i = 0;
+            }
+            num->d = (double)m;
+            return true;
+        }
+        if (m <= (uint64_t)INT64_MAX + 1) {
+            num->kind = JSON_NUM_INT64;
+            num->i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
+            num->u = 0;
+            num->d = -(double)m;
+            return true;
+        }
+    } else if (int_len == 20 && !num->negative) {
+        /* 10^19 .. 2^64-1 still fits: recompute with overflow check. */
+        uint64_t u = 0;
+        for (size_t i = 0; i < 20; i++) {
+            const uint64_t dg = (uint64_t)(ip[i] - '0');
+            if (u > (UINT64_MAX - dg) / 10)
+                return false;
+            u = u * 10 + dg;
+        }
+        num->kind = JSON_NUM_UINT64;
+        num->u = u;
+        num->i = 0;
+        num->d = (double)u;
+        return true;
+    }
+    return false;
+}
+
+/* c is just past the integer part. Captures the fraction digits (an empty
+ * run at c when there is no '.') and returns the byte after them, or NULL
+ * with err filled. */
+static inline const uint8_t *parse_fraction(json_parser *p, const uint8_t *c,
+                                            const uint8_t *end,
+                                            json_number *num, pq_err *err)
+{
+    if (*c != '.') {
+        num->frac_digits = (const char *)c;
+        num->frac_len = 0;
+        return c;
+    }
+    c++;
+    const uint8_t *const fp = c;
+    if (c == end || !is_digit(*c)) {
+        expected(p, err, c, end, "a digit after '.'");
+        return NULL;
+    }
+    do
+        c++;
+    while (c < end && is_digit(*c));
+    num->frac_digits = (const char *)fp;
+    num->frac_len = (size_t)(c - fp);
+    return c;
+}
+
+/* Reads an exponent ("e", "E", optional sign, digits) at c into *exp10,
+ * saturated at +-EXP_SATURATE; none leaves 0. Returns the byte after it,
+ * or NULL with err filled. */
+static inline const uint8_t *parse_exponent(json_parser *p, const uint8_t *c,
+                                            const uint8_t *end, int64_t *exp10,
+                                            pq_err *err)
+{
+    int64_t e = 0;
+    if (c < end && (*c | 0x20) == 'e') {
+        c++;
+        bool eneg = false;
+        if (c < end && (*c == '+' || *c == '-')) {
+            eneg = *c == '-';
+            c++;
+        }
+        if (c == end || !is_digit(*c)) {
+            expected(p, err, c, end, "a digit in the exponent");
+            return NULL;
+        }
+        do {
+            e = e * 10 + (*c - '0');
+            if (e > EXP_SATURATE)
+                e = EXP_SATURATE;
+            c++;
+        } while (c < end && is_digit(*c));
+        if (eneg)
+            e = -e;
+    }
+    *exp10 = e;
+    return c;
+}
+
+/* The number in num (its exact text captured) as a DOUBLE; c is the byte
+ * after it. Returns c, or NULL with err filled when the value does not fit
+ * a double or memory ran out. */
+static inline const uint8_t *number_double(json_parser *p, const uint8_t *c,
+                                           json_number *num, pq_err *err)
+{
+    const uint8_t *const s = (const uint8_t *)num->raw;
+    num->kind = JSON_NUM_DOUBLE;
+    num->i = 0;
+    num->u = 0;
+    num->d = number_to_double(p, num);
+    if (isnan(num->d)) {
+        fail(p, err, PQ_ENOMEM, s, "out of memory converting a %zu-byte "
+             "number", num->len);
+        return NULL;
+    }
+    if (isinf(num->d)) {
+        fail(p, err, PQ_ELIMIT, s, "number out of range: %.*s%s does not fit "
+             "a double", num->len > 40 ? 40 : (int)num->len, num->raw,
+             num->len > 40 ? "..." : "");
+        return NULL;
+    }
+    return c;
+}
+
+/* c points at '-' or a digit. Fills num: the exact text (raw, digits of
+ * the integer and fraction parts, exponent) for decimals, and the value as
+ * an integer when it has integer syntax and fits 64 bits, else as a
+ * double. Returns the byte after the number, or NULL with err filled. */
 static inline const uint8_t *parse_number(json_parser *p, const uint8_t *c,
                                           const uint8_t *end, json_number *num,
                                           pq_err *err)
@@ -505,110 +636,22 @@ static inline const uint8_t *parse_number(json_parser *p, const uint8_t *c,
     num->int_len = int_len;
 
     if (c == end || (*c != '.' && (*c | 0x20) != 'e')) {
-        /* Integer syntax: the common case in logs. */
         num->len = (size_t)(c - s);
         num->frac_digits = (const char *)c;
         num->frac_len = 0;
         num->exp10 = 0;
-        if (int_len <= 19) {
-            if (!neg) {
-                if (m <= (uint64_t)INT64_MAX) {
-                    num->kind = JSON_NUM_INT64;
-                    num->i = (int64_t)m;
-                    num->u = m;
-                } else {
-                    num->kind = JSON_NUM_UINT64;
-                    num->u = m;
-                    num->i = 0;
-                }
-                num->d = (double)m;
-                return c;
-            }
-            if (m <= (uint64_t)INT64_MAX + 1) {
-                num->kind = JSON_NUM_INT64;
-                num->i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
-                num->u = 0;
-                num->d = -(double)m;
-                return c;
-            }
-        } else if (int_len == 20 && !neg) {
-            /* 10^19 .. 2^64-1 still fits: recompute with overflow check. */
-            uint64_t u = 0;
-            bool over = false;
-            for (size_t i = 0; i < 20; i++) {
-                const uint64_t dg = (uint64_t)(ip[i] - '0');
-                if (u > (UINT64_MAX - dg) / 10) {
-                    over = true;
-                    break;
-                }
-                u = u * 10 + dg;
-            }
-            if (!over) {
-                num->kind = JSON_NUM_UINT64;
-                num->u = u;
-                num->i = 0;
-                num->d = (double)u;
-                return c;
-            }
-        }
-    } else {
-        if (*c == '.') {
-            c++;
-            const uint8_t *const fp = c;
-            if (c == end || !is_digit(*c)) {
-                expected(p, err, c, end, "a digit after '.'");
-                return NULL;
-            }
-            do
-                c++;
-            while (c < end && is_digit(*c));
-            num->frac_digits = (const char *)fp;
-            num->frac_len = (size_t)(c - fp);
-        } else {
-            num->frac_digits = (const char *)c;
-            num->frac_len = 0;
-        }
-        int64_t e = 0;
-        if (c < end && (*c | 0x20) == 'e') {
-            c++;
-            bool eneg = false;
-            if (c < end && (*c == '+' || *c == '-')) {
-                eneg = *c == '-';
-                c++;
-            }
-            if (c == end || !is_digit(*c)) {
-                expected(p, err, c, end, "a digit in the exponent");
-                return NULL;
-            }
-            do {
-                e = e * 10 + (*c - '0');
-                if (e > EXP_SATURATE)
-                    e = EXP_SATURATE;
-                c++;
-            } while (c < end && is_digit(*c));
-            if (eneg)
-                e = -e;
-        }
-        num->exp10 = e;
-        num->len = (size_t)(c - s);
+        if (number_integer(num, ip, int_len, m))
+            return c;
+        return number_double(p, c, num, err);
     }
-
-    num->kind = JSON_NUM_DOUBLE;
-    num->i = 0;
-    num->u = 0;
-    num->d = number_to_double(p, num);
-    if (isnan(num->d)) {
-        fail(p, err, PQ_ENOMEM, s, "out of memory converting a %zu-byte "
-             "number", num->len);
+    c = parse_fraction(p, c, end, num, err);
+    if (c == NULL)
         return NULL;
-    }
-    if (isinf(num->d)) {
-        fail(p, err, PQ_ELIMIT, s, "number out of range: %.*s%s does not fit "
-             "a double", num->len > 40 ? 40 : (int)num->len, num->raw,
-             num->len > 40 ? "..." : "");
+    c = parse_exponent(p, c, end, &num->exp10, err);
+    if (c == NULL)
         return NULL;
-    }
-    return c;
+    num->len = (size_t)(c - s);
+    return number_double(p, c, num, err);
 }
 
 int json_number_decimal(const json_number *num, json_int128 *unscaled,
@@ -701,20 +744,196 @@ void json_parser_free(json_parser *p)
         } \
     } while (0)
 
-/* The grammar as a goto machine over an explicit container stack: each
- * label is a parser state, and nesting costs one byte of p->stack, not a
- * C stack frame. */
-int json_parse_line(json_parser *p, const char *line, size_t len,
-                    const json_handler *h, void *user, pq_err *err)
+/* Whether the n bytes at c are the literal lit. */
+static inline bool is_literal(const uint8_t *c, const uint8_t *end,
+                              const char *lit, size_t n)
 {
-    const uint8_t *c = (const uint8_t *)line;
-    const uint8_t *const end = c + len;
+    return (size_t)(end - c) >= n && memcmp(c, lit, n) == 0;
+}
+
+__attribute__((noinline, cold))
+static int bad_literal(json_parser *p, pq_err *err, const uint8_t *c,
+                       const char *lit)
+{
+    return fail(p, err, PQ_EPARSE, c, "invalid literal: expected '%s'", lit);
+}
+
+/* A string, number or literal at *pc (the one token a value that is not a
+ * container can be): delivers its event and moves *pc past it. Returns 0,
+ * or the error or handler code. */
+static inline int parse_scalar(json_parser *p, const uint8_t **pc,
+                               const uint8_t *end, const json_handler *h,
+                               void *user, pq_err *err)
+{
+    const uint8_t *c = *pc;
+    const uint8_t *const tok = c;
+    const char *str;
+    size_t slen;
+    json_number num;
+
+    switch (*c) {
+    case '"':
+        c = parse_string(p, c, end, &str, &slen, err);
+        if (c == NULL)
+            return p->err_code;
+        EMIT(string, str, slen);
+        break;
+    case '-': case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        c = parse_number(p, c, end, &num, err);
+        if (c == NULL)
+            return p->err_code;
+        EMIT(number, &num);
+        break;
+    case 't':
+    case 'f': {
+        const bool v = *c == 't';
+        const char *const lit = v ? "true" : "false";
+        const size_t n = v ? 4 : 5;
+        if (!is_literal(c, end, lit, n))
+            return bad_literal(p, err, c, lit);
+        c += n;
+        EMIT(boolean, v);
+        break;
+    }
+    case 'n':
+        if (!is_literal(c, end, "null", 4))
+            return bad_literal(p, err, c, "null");
+        c += 4;
+        EMIT0(null);
+        break;
+    default:
+        return expected(p, err, c, end, "a value (object, array, string, "
+                        "number, true, false or null)");
+    }
+    *pc = c;
+    return 0;
+}
+
+/* Something after the top-level value (NDJSON: one value per line). */
+__attribute__((noinline, cold))
+static int trailing(json_parser *p, pq_err *err, const uint8_t *c,
+                    const uint8_t *end)
+{
+    char buf[16];
+    return fail(p, err, PQ_EPARSE, c, "trailing characters after the JSON "
+                "value: got %s, expected end of line", describe(c, end, buf));
+}
+
+/* A container opened at max_depth: refused before it grows the stack. */
+__attribute__((noinline, cold))
+static int too_deep(json_parser *p, pq_err *err, const uint8_t *c)
+{
+    return fail(p, err, PQ_ELIMIT, c, "nesting deeper than %zu levels "
+                "(max_depth)", p->max_depth);
+}
+
+/* The structure of the line from c (a value starts there) as a goto
+ * machine over an explicit container stack: each label is a parser state,
+ * and nesting costs one byte of p->stack, not a C stack frame. Scalars are
+ * parse_scalar's. */
+static inline int parse_structure(json_parser *p, const uint8_t *c,
+                                  const uint8_t *end, const json_handler *h,
+                                  void *user, pq_err *err)
+{
     const uint8_t *tok;
     uint8_t *const stack = p->stack;
     size_t depth = 0;
     const char *str;
     size_t slen;
-    json_number num;
+    int rc;
+
+value:
+    if (c == end)
+        return expected(p, err, c, end, "a value");
+    tok = c;
+    if (*c == '{') {
+        if (depth == p->max_depth)
+            return too_deep(p, err, c);
+        stack[depth++] = 1;
+        EMIT0(begin_object);
+        c++;
+        SKIP_WS(c);
+        if (c < end && *c == '}')
+            goto close_object;
+        if (c == end || *c != '"')
+            return expected(p, err, c, end, "'\"' to start an object key or "
+                            "'}' to close the object");
+        goto member;
+    }
+    if (*c == '[') {
+        if (depth == p->max_depth)
+            return too_deep(p, err, c);
+        stack[depth++] = 0;
+        EMIT0(begin_array);
+        c++;
+        SKIP_WS(c);
+        if (c < end && *c == ']')
+            goto close_array;
+        goto value;
+    }
+    rc = parse_scalar(p, &c, end, h, user, err);
+    if (rc != 0)
+        return rc;
+    goto after_value;
+
+member:
+    /* c is at the opening quote of a key. */
+    tok = c;
+    c = parse_string(p, c, end, &str, &slen, err);
+    if (c == NULL)
+        return p->err_code;
+    EMIT(key, str, slen);
+    SKIP_WS(c);
+    if (c == end || *c != ':')
+        return expected(p, err, c, end, "':' after object key");
+    c++;
+    SKIP_WS(c);
+    goto value;
+
+close_object:
+    tok = c++;
+    depth--;
+    EMIT0(end_object);
+    goto after_value;
+
+close_array:
+    tok = c++;
+    depth--;
+    EMIT0(end_array);
+
+after_value:
+    SKIP_WS(c);
+    if (depth == 0)
+        return c != end ? trailing(p, err, c, end) : 0;
+    if (stack[depth - 1]) {
+        if (c < end && *c == ',') {
+            c++;
+            SKIP_WS(c);
+            if (c == end || *c != '"')
+                return expected(p, err, c, end, "'\"' to start an object key "
+                                "after ','");
+            goto member;
+        }
+        if (c < end && *c == '}')
+            goto close_object;
+        return expected(p, err, c, end, "',' or '}' after object member");
+    }
+    if (c < end && *c == ',') {
+        c++;
+        SKIP_WS(c);
+        goto value;
+    }
+    if (c < end && *c == ']')
+        goto close_array;
+    return expected(p, err, c, end, "',' or ']' after array element");
+}
+
+int json_parse_line(json_parser *p, const char *line, size_t len,
+                    const json_handler *h, void *user, pq_err *err)
+{
+    const uint8_t *c = (const uint8_t *)line;
+    const uint8_t *const end = c + len;
 
     pq_err_clear(err);
     p->line = c;
@@ -731,136 +950,5 @@ int json_parse_line(json_parser *p, const char *line, size_t len,
         p->err_offset = len;
         return pq_err_set(err, JSON_EMPTY, "blank line");
     }
-
-value:
-    if (c == end)
-        return expected(p, err, c, end, "a value");
-    tok = c;
-    switch (*c) {
-    case '{':
-        if (depth == p->max_depth)
-            return fail(p, err, PQ_ELIMIT, c, "nesting deeper than %zu "
-                        "levels (max_depth)", p->max_depth);
-        stack[depth++] = 1;
-        EMIT0(begin_object);
-        c++;
-        SKIP_WS(c);
-        if (c < end && *c == '}') {
-            tok = c++;
-            depth--;
-            EMIT0(end_object);
-            goto after_value;
-        }
-        if (c == end || *c != '"')
-            return expected(p, err, c, end, "'\"' to start an object key or "
-                            "'}' to close the object");
-        goto member;
-    case '[':
-        if (depth == p->max_depth)
-            return fail(p, err, PQ_ELIMIT, c, "nesting deeper than %zu "
-                        "levels (max_depth)", p->max_depth);
-        stack[depth++] = 0;
-        EMIT0(begin_array);
-        c++;
-        SKIP_WS(c);
-        if (c < end && *c == ']') {
-            tok = c++;
-            depth--;
-            EMIT0(end_array);
-            goto after_value;
-        }
-        goto value;
-    case '"':
-        c = parse_string(p, c, end, &str, &slen, err);
-        if (c == NULL)
-            return p->err_code;
-        EMIT(string, str, slen);
-        goto after_value;
-    case '-': case '0': case '1': case '2': case '3': case '4':
-    case '5': case '6': case '7': case '8': case '9':
-        c = parse_number(p, c, end, &num, err);
-        if (c == NULL)
-            return p->err_code;
-        EMIT(number, &num);
-        goto after_value;
-    case 't':
-        if (end - c < 4 || memcmp(c, "true", 4) != 0)
-            return fail(p, err, PQ_EPARSE, c, "invalid literal: expected "
-                        "'true'");
-        c += 4;
-        EMIT(boolean, true);
-        goto after_value;
-    case 'f':
-        if (end - c < 5 || memcmp(c, "false", 5) != 0)
-            return fail(p, err, PQ_EPARSE, c, "invalid literal: expected "
-                        "'false'");
-        c += 5;
-        EMIT(boolean, false);
-        goto after_value;
-    case 'n':
-        if (end - c < 4 || memcmp(c, "null", 4) != 0)
-            return fail(p, err, PQ_EPARSE, c, "invalid literal: expected "
-                        "'null'");
-        c += 4;
-        EMIT0(null);
-        goto after_value;
-    default:
-        return expected(p, err, c, end, "a value (object, array, string, "
-                        "number, true, false or null)");
-    }
-
-member:
-    /* c is at the opening quote of a key. */
-    tok = c;
-    c = parse_string(p, c, end, &str, &slen, err);
-    if (c == NULL)
-        return p->err_code;
-    EMIT(key, str, slen);
-    SKIP_WS(c);
-    if (c == end || *c != ':')
-        return expected(p, err, c, end, "':' after object key");
-    c++;
-    SKIP_WS(c);
-    goto value;
-
-after_value:
-    SKIP_WS(c);
-    if (depth == 0) {
-        if (c != end) {
-            char buf[16];
-            return fail(p, err, PQ_EPARSE, c, "trailing characters after the "
-                        "JSON value: got %s, expected end of line",
-                        describe(c, end, buf));
-        }
-        return 0;
-    }
-    if (stack[depth - 1]) {
-        if (c < end && *c == ',') {
-            c++;
-            SKIP_WS(c);
-            if (c == end || *c != '"')
-                return expected(p, err, c, end, "'\"' to start an object key "
-                                "after ','");
-            goto member;
-        }
-        if (c < end && *c == '}') {
-            tok = c++;
-            depth--;
-            EMIT0(end_object);
-            goto after_value;
-        }
-        return expected(p, err, c, end, "',' or '}' after object member");
-    }
-    if (c < end && *c == ',') {
-        c++;
-        SKIP_WS(c);
-        goto value;
-    }
-    if (c < end && *c == ']') {
-        tok = c++;
-        depth--;
-        EMIT0(end_array);
-        goto after_value;
-    }
-    return expected(p, err, c, end, "',' or ']' after array element");
+    return parse_structure(p, c, end, h, user, err);
 }

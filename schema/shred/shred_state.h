@@ -1,13 +1,29 @@
-/* shred_int.h - internals shared by shred.c (routing, rest column, record
- * loop) and shred_value.c (typed values, levels, Variant columns). */
-#ifndef PQ_SHRED_INT_H
-#define PQ_SHRED_INT_H
+/* shred_state.h - the shredder's state, shared by shred.c (routing, rest
+ * column, record loop) and shred_value.c (typed values, levels, Variant
+ * columns): the path trie, the container frames, where the next value
+ * goes, and the frame stack's push. Header only, so that both files can use
+ * it while shred.c calls shred_value.c and never the other way round.
+ * Runs on the thread that shreds the record (one shredder per thread). */
+#ifndef PQ_SHRED_STATE_H
+#define PQ_SHRED_STATE_H
 
+#include "colspec.h"
+#include "err.h"
 #include "geojson.h"
 #include "json.h"
-#include "shred.h"
+#include "pq_writer.h"
+#include "rowgroup.h"
 #include "variant.h"
 #include "vshred.h"
+
+#include <stdlib.h>
+
+/* shred.h's, restated: this header may not include shred.h, the API of
+ * shred.c, which includes this one (code_shape.py: no include cycles).
+ * shred.c includes both, so a change to only one fails to compile
+ * (-Werror: macro redefined). */
+typedef struct sh_shredder sh_shredder;
+#define SH_REJECTED 1
 
 /* Trie of `from` paths: a node either owns a column or has children. */
 typedef struct sh_trie {
@@ -108,25 +124,27 @@ struct sh_shredder {
     char fail_why[sizeof ((pq_err *)0)->msg];
 };
 
-/* shred_value.c */
-int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
-                    int ev, const void *payload);
-int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len);
-int shv_typed_end(sh_shredder *s, sh_frame *f);
-int shv_nulls(sh_shredder *s, const sc_type *t, uint16_t rep, uint16_t def);
-int shv_write_variant(sh_shredder *s, const sc_type *t, const vr_variant *v, uint16_t rep);
-int shv_missing_column(sh_shredder *s, int column);
-int shv_scalar_to_variant(vr_builder *b, int ev, const void *payload);
-int shv_json_text(pq_buf *out, int ev, const void *payload);
-int shv_nested_end(sh_shredder *s, const sh_frame *f);
-int shv_geo_end(sh_shredder *s, const sh_frame *f);
-int shv_json_key(pq_buf *out, const char *k, size_t len);
-int shv_json_end(pq_buf *out, bool object);
-void shv_fail_column(sh_shredder *s, int column, const char *why);
+/* Whether the schema has a `*` rest column. */
+static inline bool sh_has_rest(const sh_shredder *s)
+{
+    return s->spec->rest >= 0;
+}
 
-/* shred.c */
-int sh_push(sh_shredder *s, const sh_frame *f);
-bool sh_has_rest(const sh_shredder *s);
+/* Pushes a copy of *f on the frame stack, which grows geometrically and
+ * is kept between records. */
+static inline int sh_push(sh_shredder *s, const sh_frame *f)
+{
+    if (s->n_frames == s->cap_frames) {
+        size_t cap = s->cap_frames ? s->cap_frames * 2 : 16;
+        sh_frame *p = realloc(s->frames, cap * sizeof *p);
+        if (p == NULL)
+            return PQ_ENOMEM;
+        s->frames = p;
+        s->cap_frames = cap;
+    }
+    s->frames[s->n_frames++] = *f;
+    return PQ_OK;
+}
 
 /* Event kinds passed to the value helpers. */
 enum { EV_BEGIN_OBJECT, EV_BEGIN_ARRAY, EV_STRING, EV_NUMBER, EV_BOOL, EV_NULL };

@@ -1,9 +1,9 @@
-/* test_vauto.c - the `shred: auto` decision (schema/vauto.c), the schema
+/* test_vauto.c - the `shred: auto` decision (schema/variant/vauto.c), the schema
  * syntax for it (colspec: `shred: auto`, `{auto: {...}}`, `none`, the
  * default for top-level Variant columns), per-file schemas
  * (sc_schema_derive) and the row-group leaf exchange the pipeline converts
  * with (pq_rowgroup_swap_leaf). Records are JSON lines turned into Variants
- * by the real parser (schema/json.c) and builder (schema/variant.c). */
+ * by the real parser (schema/json/json.c) and builder (schema/variant/). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * definition/repetition levels of LIST, MAP and struct values as their
  * events stream by, nulls and defaults, Variant columns (shredded by
  * vshred.c), and json columns, also inside lists, maps and structs. */
+#include "shred_value.h"
 #include "scalar.h"
-#include "shred_int.h"
 
 #include <float.h>
 #include <math.h>

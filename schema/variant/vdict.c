@@ -1,0 +1,133 @@
+/* vdict.c - the Variant builder's key dictionary (VariantEncoding.md,
+ * "Metadata encoding"): each key event (vr_key) interned to a first-seen
+ * id as it arrives, and an object's children sorted by key. Runs on the thread
+ * that owns the builder.
+ *
+ * Dictionary cost. Keys are interned (seeded XXH3, open addressing) and
+ * get first-seen ids while building, so objects can be closed immediately.
+ * vr_finish (vfinish.c) sorts the k keys (O(k log k)) and renumbers. */
+#include "variant_int.h"
+
+#include <xxhash.h>
+
+static size_t vr_slot_of(const vr_builder *b, const char *s, size_t len)
+{
+    return (size_t)XXH3_64bits_withSeed(s, len, b->seed) & (b->nslots - 1);
+}
+
+static int vr_rehash(vr_builder *b)
+{
+    size_t n = b->nslots ? b->nslots * 2 : 64;
+    vr_slot *s = calloc(n, sizeof *s);
+    if (s == NULL)
+        return PQ_ENOMEM;
+    free(b->slots);
+    b->slots = s;
+    b->nslots = n;
+    b->gen = 1;
+    for (uint32_t id = 0; id < b->nkeys; id++) {
+        size_t i = vr_slot_of(b, vr_key_text(b, id), b->keys[id].len);
+        while (s[i].gen == b->gen)
+            i = (i + 1) & (n - 1);
+        s[i].id = id;
+        s[i].gen = b->gen;
+    }
+    return 0;
+}
+
+/* The id of key name, adding it on first sight. */
+static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
+{
+    if ((b->nkeys + 1) * 2 > b->nslots && vr_rehash(b) != 0)
+        return pq_err_set(&b->err, PQ_ENOMEM, "variant: out of memory for the key table");
+    size_t mask = b->nslots - 1, i = vr_slot_of(b, name, len);
+    for (;; i = (i + 1) & mask) {
+        const vr_slot *s = &b->slots[i];
+        if (s->gen != b->gen)
+            break;
+        if (b->keys[s->id].len == len &&
+            (len == 0 || memcmp(vr_key_text(b, s->id), name, len) == 0)) {
+            *id = s->id;
+            return 0;
+        }
+    }
+    if (len > VR_MAX_BYTES - b->keybytes.len || b->nkeys >= VR_DROPPED - 1)
+        return pq_err_set(&b->err, PQ_ELIMIT,
+                          "variant: keys of one record exceed 4 GiB or 2^32 names");
+    if (VR_GROW(b->keys, b->keys_cap, b->nkeys + 1) != 0 ||
+        pq_buf_append(&b->keybytes, name, len) != 0)
+        return pq_err_set(&b->err, PQ_ENOMEM, "variant: out of memory for a %zu-byte key", len);
+    b->keys[b->nkeys].off = (uint32_t)(b->keybytes.len - len);
+    b->keys[b->nkeys].len = (uint32_t)len;
+    b->keys[b->nkeys].prefix = vr_key_prefix((const uint8_t *)name, len);
+    b->keys[b->nkeys].record = b->record - 1;
+    b->slots[i].id = (uint32_t)b->nkeys;
+    b->slots[i].gen = b->gen;
+    *id = (uint32_t)b->nkeys++;
+    return 0;
+}
+
+/* A key event: the open object's next value gets key name's id. */
+int vr_key(vr_builder *b, const char *name, size_t len)
+{
+    vr_frame *f = b->nframes ? &b->frames[b->nframes - 1] : NULL;
+    if (f == NULL || !f->is_object)
+        return pq_err_set(&b->err, PQ_ESTATE, "variant: vr_key outside an object");
+    if (f->has_key)
+        return pq_err_set(&b->err, PQ_ESTATE, "variant: key \"%.*s\" follows a key "
+                          "that got no value", (int)(len > 64 ? 64 : len), name);
+    if (!b->opts.trust_utf8 && !vr_utf8_ok((const uint8_t *)name, len))
+        return pq_err_set(&b->err, PQ_EINVAL, "variant: key is not valid UTF-8");
+    uint32_t id = 0;
+    int rc = vr_intern(b, name, len, &id);
+    if (rc != 0)
+        return rc;
+    if (b->keys[id].record != b->record) {
+        b->keys[id].record = b->record;
+        b->used_keys++;
+    }
+    f->key = id;
+    f->has_key = true;
+    return 0;
+}
+
+/* ---- builder: sorting children by key ----------------------------------- */
+
+static bool vr_ent_less(const vr_builder *b, const vr_ent *x, const vr_ent *y)
+{
+    int c = vr_keycmp(b, x->id, y->id);
+    return c < 0 || (c == 0 && x->off < y->off);
+}
+
+static void vr_msort(const vr_builder *b, vr_ent *a, size_t n, vr_ent *scratch)
+{
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            vr_ent t = a[i];
+            size_t j = i;
+            for (; j > 0 && vr_ent_less(b, &t, &a[j - 1]); j--)
+                a[j] = a[j - 1];
+            a[j] = t;
+        }
+        return;
+    }
+    size_t h = n / 2, i = 0, j = h, k = 0;
+    vr_msort(b, a, h, scratch);
+    vr_msort(b, a + h, n - h, scratch);
+    while (i < h && j < n)
+        scratch[k++] = vr_ent_less(b, &a[j], &a[i]) ? a[j++] : a[i++];
+    while (i < h)
+        scratch[k++] = a[i++];
+    memcpy(a, scratch, k * sizeof *a);   /* a[j..n) is already in place */
+}
+
+/* Stable sort by (key name, insertion offset); scratch holds n entries.
+ * Keys usually arrive sorted or nearly so, hence the linear check. */
+void vr_sort(const vr_builder *b, vr_ent *a, size_t n, vr_ent *scratch)
+{
+    size_t i = 1;
+    while (i < n && !vr_ent_less(b, &a[i], &a[i - 1]))
+        i++;
+    if (i < n)
+        vr_msort(b, a, n, scratch);
+}
