@@ -167,6 +167,10 @@ typedef struct vr_builder {
     uint32_t record;
     size_t used_keys;
     bool forget_dict;
+    /* objects' key orders learnt while the dictionary stays the same
+     * (vdict.c vr_sort_children); dict_epoch counts dictionaries */
+    struct vr_shape *shapes;
+    uint64_t dict_epoch;
 } vr_builder;
 
 /* ---- builder ----------------------------------------------------------- */

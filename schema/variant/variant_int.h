@@ -224,6 +224,9 @@ static inline int vr_strcmp(vr_str a, vr_str b)
 
 /* vdict.c: stable sort by (key name, insertion offset); scratch holds n. */
 void vr_sort(const vr_builder *b, vr_ent *a, size_t n, vr_ent *scratch);
+/* vdict.c: an object's n children e, sorted by key into s (scratch after
+ * s holds n more); an order seen before under this dictionary is reused. */
+void vr_sort_children(vr_builder *b, const vr_ent *e, vr_ent *s, size_t n);
 /* vbuild.c: an already-encoded primitive or short string, copied as is. */
 int vr_raw_scalar(vr_builder *b, const uint8_t *v, size_t len);
 

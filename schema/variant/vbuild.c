@@ -47,6 +47,7 @@ int vr_builder_init(vr_builder *b, const vr_opts *opts)
     pq_buf_init(&b->keybytes);
     pq_buf_init(&b->numbuf);
     b->gen = 1;
+    b->dict_epoch = 1;
     b->seed = vr_random_seed(b);
     return 0;
 }
@@ -65,6 +66,7 @@ void vr_builder_free(vr_builder *b)
     free(b->perm);
     free(b->slots);
     free(b->walk);
+    free(b->shapes);
     memset(b, 0, sizeof *b);
 }
 
@@ -94,6 +96,7 @@ void vr_builder_reset(vr_builder *b)
     pq_buf_reset(&b->keybytes);
     b->nkeys = 0;
     b->meta_keys = 0;
+    b->dict_epoch++; /* ids now name other keys: learnt orders are void */
     /* Bumping the generation empties the intern table in O(1). */
     if (++b->gen == 0) {
         if (b->slots != NULL)
@@ -419,9 +422,7 @@ int vr_end_object(vr_builder *b)
         e[i].idx = (uint32_t)i;
     }
     vr_ent *s = b->tmp;
-    if (n > 0)
-        memcpy(s, e, n * sizeof *e);
-    vr_sort(b, s, n, s + n);
+    vr_sort_children(b, e, s, n);
     size_t m = 0, data = 0;
     uint32_t maxid = 0;
     for (size_t i = 0; i < n; i++) {

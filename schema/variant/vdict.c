@@ -5,7 +5,13 @@
  *
  * Dictionary cost. Keys are interned (seeded XXH3, open addressing) and
  * get first-seen ids while building, so objects can be closed immediately.
- * vr_finish (vfinish.c) sorts the k keys (O(k log k)) and renumbers. */
+ * vr_finish (vfinish.c) sorts the k keys (O(k log k)) and renumbers.
+ *
+ * Object cost. Closing an object sorts its children by key name. Records
+ * of one kind repeat the same objects, so while the dictionary stays the
+ * same (a shared one lasts a batch) the order found for a sequence of key
+ * ids is remembered (VR_SHAPES of them, hashed by the ids) and reused: n
+ * id compares instead of a sort's name compares. */
 #include "variant_int.h"
 
 #include <xxhash.h>
@@ -130,4 +136,61 @@ void vr_sort(const vr_builder *b, vr_ent *a, size_t n, vr_ent *scratch)
         i++;
     if (i < n)
         vr_msort(b, a, n, scratch);
+}
+
+/* ---- remembered key orders ---------------------------------------------- */
+
+#define VR_SHAPES 64           /* remembered orders, a hash table */
+#define VR_SHAPE_FIELDS 32     /* larger objects are always sorted */
+
+struct vr_shape {
+    uint64_t epoch;            /* b->dict_epoch when learnt; 0 = empty */
+    uint32_t n;
+    uint32_t ids[VR_SHAPE_FIELDS];      /* key ids in insertion order */
+    uint8_t order[VR_SHAPE_FIELDS];     /* sorted position -> insertion index */
+};
+
+static size_t vr_shape_slot(const vr_ent *e, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ e[i].id) * 16777619u;
+    return h & (VR_SHAPES - 1);
+}
+
+static bool vr_shape_matches(const struct vr_shape *sh, uint64_t epoch, const vr_ent *e,
+                             size_t n)
+{
+    if (sh->epoch != epoch || sh->n != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (sh->ids[i] != e[i].id)
+            return false;
+    return true;
+}
+
+void vr_sort_children(vr_builder *b, const vr_ent *e, vr_ent *s, size_t n)
+{
+    struct vr_shape *sh = NULL;
+    if (n >= 2 && n <= VR_SHAPE_FIELDS) {
+        if (b->shapes == NULL) /* no memory: sort every time, still right */
+            b->shapes = calloc(VR_SHAPES, sizeof *b->shapes);
+        sh = b->shapes ? &b->shapes[vr_shape_slot(e, n)] : NULL;
+    }
+    if (sh != NULL && vr_shape_matches(sh, b->dict_epoch, e, n)) {
+        for (size_t i = 0; i < n; i++)
+            s[i] = e[sh->order[i]];
+        return;
+    }
+    if (n > 0)
+        memcpy(s, e, n * sizeof *e);
+    vr_sort(b, s, n, s + n);
+    if (sh == NULL)
+        return;
+    sh->epoch = b->dict_epoch;
+    sh->n = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        sh->ids[i] = e[i].id;
+        sh->order[i] = (uint8_t)s[i].idx;
+    }
 }

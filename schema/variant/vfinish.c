@@ -120,6 +120,7 @@ static int vr_sort_dict(vr_builder *b)
         i++;
     if (i == k)
         return 0;                       /* first-seen order is sorted */
+    b->dict_epoch++;                    /* ids are renumbered: orders learnt are void */
     for (i = 0; i < k; i++) {
         b->perm[s[i].id] = (uint32_t)i;
         s[i].off = b->keys[s[i].id].off;

@@ -593,6 +593,32 @@ static void test_variant_shared_dict_reuses_metadata_across_records(void **state
     vr_builder_free(&b);
 }
 
+/* Closing an object reuses the key order found for the same key ids
+ * (vdict.c) only while the ids name the same keys: r1's first-seen ids
+ * c=0 a=1 b=2 are renumbered at its finish to a=0 b=1 c=2, so r2's ids
+ * are r1's sequence 0 1 2 in another meaning, and must be sorted anew.
+ * Repeats (r3, the duplicate-key r4 twice) take the remembered order. */
+static void test_variant_shared_dict_key_orders_follow_renumbering(void **state)
+{
+    (void)state;
+    vr_opts o = {.shared_dict = true};
+    vr_builder b;
+    vr_variant v;
+    OK(vr_builder_init(&b, &o));
+    const char *r1[] = {"c", "a", "b"}, *r2[] = {"a", "b", "c"}, *r4[] = {"b", "a", "b"};
+    build_keys(&b, r1, 3, &v);
+    assert_json(&v, "{\"a\":1,\"b\":2,\"c\":0}");
+    build_keys(&b, r2, 3, &v);
+    assert_json(&v, "{\"a\":0,\"b\":1,\"c\":2}");
+    build_keys(&b, r1, 3, &v);
+    assert_json(&v, "{\"a\":1,\"b\":2,\"c\":0}");
+    for (int i = 0; i < 2; i++) {
+        build_keys(&b, r4, 3, &v);
+        assert_json(&v, "{\"a\":1,\"b\":2}");
+    }
+    vr_builder_free(&b);
+}
+
 /* The dictionary starts afresh after a record that used under half of it,
  * after vr_builder_forget_dict, and after a record that failed; without
  * shared_dict every record has its own. */
@@ -679,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_variant_misuse_is_refused_without_damage),
         cmocka_unit_test(test_variant_reset_reuses_buffers),
         cmocka_unit_test(test_variant_shared_dict_reuses_metadata_across_records),
+        cmocka_unit_test(test_variant_shared_dict_key_orders_follow_renumbering),
         cmocka_unit_test(test_variant_shared_dict_starts_afresh),
         cmocka_unit_test(test_variant_shared_dict_is_bounded),
     };
