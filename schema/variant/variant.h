@@ -136,6 +136,8 @@ typedef struct vr_keyref vr_keyref;
 typedef struct vr_slot vr_slot;
 typedef struct vr_walk vr_walk;
 
+#define VR_GUESS_DEPTH 8
+
 typedef struct vr_builder {
     vr_opts opts;
     pq_err err;             /* why the last failing call failed */
@@ -171,6 +173,9 @@ typedef struct vr_builder {
      * (vdict.c vr_sort_children); dict_epoch counts dictionaries */
     struct vr_shape *shapes;
     uint64_t dict_epoch;
+    /* the first key id last seen in an object at each depth (vr_key;
+     * later keys are guessed from the key before them, vr_keyref.next) */
+    uint32_t first_key_guess[VR_GUESS_DEPTH];
 } vr_builder;
 
 /* ---- builder ----------------------------------------------------------- */

@@ -11,7 +11,9 @@
  * of one kind repeat the same objects, so while the dictionary stays the
  * same (a shared one lasts a batch) the order found for a sequence of key
  * ids is remembered (VR_SHAPES of them, hashed by the ids) and reused: n
- * id compares instead of a sort's name compares. */
+ * id compares instead of a sort's name compares. Likewise each key is
+ * first compared with the key that followed the previous one last time
+ * before it is hashed (vr_guess_or_intern). */
 #include "variant_int.h"
 
 #include <xxhash.h>
@@ -67,9 +69,41 @@ static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
     b->keys[b->nkeys].len = (uint32_t)len;
     b->keys[b->nkeys].prefix = vr_key_prefix((const uint8_t *)name, len);
     b->keys[b->nkeys].record = b->record - 1;
+    b->keys[b->nkeys].next = UINT32_MAX;
     b->slots[i].id = (uint32_t)b->nkeys;
     b->slots[i].gen = b->gen;
     *id = (uint32_t)b->nkeys++;
+    return 0;
+}
+
+/* vr_intern, but first the key that followed the previous one last time
+ * (or began an object at this depth): a compare of the text instead of a
+ * hash and a probe, since records of one kind name their keys in the
+ * same order. A guess is only a hint, taken when its text is the name
+ * (keys are unique in the dictionary), so no reset can fool it. */
+static int vr_guess_or_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
+{
+    size_t depth = b->nframes - 1;
+    const vr_frame *f = &b->frames[depth];
+    bool first = b->nents == f->first;
+    uint32_t *guess = !first                   ? &b->keys[f->key].next
+                      : depth < VR_GUESS_DEPTH ? &b->first_key_guess[depth]
+                                               : NULL;
+    if (guess != NULL) {
+        uint32_t g = *guess;
+        if (g < b->nkeys && b->keys[g].len == len &&
+            (len == 0 || memcmp(vr_key_text(b, g), name, len) == 0)) {
+            *id = g;
+            return 0;
+        }
+    }
+    int rc = vr_intern(b, name, len, id);
+    if (rc != 0)
+        return rc;
+    if (!first) /* keys may have moved while interning */
+        b->keys[f->key].next = *id;
+    else if (depth < VR_GUESS_DEPTH)
+        b->first_key_guess[depth] = *id;
     return 0;
 }
 
@@ -85,7 +119,7 @@ int vr_key(vr_builder *b, const char *name, size_t len)
     if (!b->opts.trust_utf8 && !vr_utf8_ok((const uint8_t *)name, len))
         return pq_err_set(&b->err, PQ_EINVAL, "variant: key is not valid UTF-8");
     uint32_t id = 0;
-    int rc = vr_intern(b, name, len, &id);
+    int rc = vr_guess_or_intern(b, name, len, &id);
     if (rc != 0)
         return rc;
     if (b->keys[id].record != b->record) {
