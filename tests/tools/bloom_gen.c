@@ -29,7 +29,7 @@
  *                        groups: filters sized for the ndv (2 MiB), not the
  *                        row count (512 KiB)
  *
- * The checker (independent of writer/bloom.c: pqfile + XXH64 + the SBBF
+ * The checker (independent of writer/chunk/bloom.c: pqfile + XXH64 + the SBBF
  * check of tests/support/pqcrypt.c) reads every file back: every value
  * decodes to the generated one, each chunk's filter size is the sizing
  * model's for (ndv, fpp), every present value is in its row group's filter

@@ -1541,7 +1541,7 @@ static void matrix(void)
         snprintf(name, sizeof name, "enc_dictionary_fallback_v%d", v);
         {
             /* The writer decides dictionary or fallback once per chunk
-             * (writer/chunk.c), so fallback shows across row groups. */
+             * (writer/chunk/chunk.c), so fallback shows across row groups. */
             pq_writer_opts of = ov;
             of.dictionary_max_bytes = 2048;
             of.row_group_max_rows = 1000;

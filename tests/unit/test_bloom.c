@@ -1,4 +1,4 @@
-/* test_bloom.c - writer/bloom.c against BloomFilter.md: the reference
+/* test_bloom.c - writer/chunk/bloom.c against BloomFilter.md: the reference
  * bloom_filter.xxhash.bin byte for byte, the block/salt arithmetic written
  * out from the spec, the spec's sizing table, and seeded-PRNG checks for
  * false negatives and the false-positive rate. */

@@ -1,4 +1,4 @@
-/* test_bss.c - writer/bss.c: BYTE_STREAM_SPLIT (Encodings.md, "Byte Stream
+/* test_bss.c - writer/encoding/bss.c: BYTE_STREAM_SPLIT (Encodings.md, "Byte Stream
  * Split"), the spec's example byte for byte and round trips for every
  * width a column can have. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_delta.c - writer/delta.c: DELTA_BINARY_PACKED,
+/* test_delta.c - writer/encoding/delta.c: DELTA_BINARY_PACKED,
  * DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY (Encodings.md, "Delta
  * Encoding", "Delta-length byte array", "Delta Strings"), checked against
  * the spec's examples written out as bytes, and round-tripped through

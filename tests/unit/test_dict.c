@@ -1,4 +1,4 @@
-/* test_dict.c - writer/dict.c: the dictionary builder (Encodings.md,
+/* test_dict.c - writer/encoding/dict.c: the dictionary builder (Encodings.md,
  * "Dictionary Encoding"): dense stable indices, bitwise float identity,
  * PLAIN page body and its size accounting, reset, and scale. */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-/* test_ndv.c - writer/ndv.c (HyperLogLog distinct counts) and the bloom
- * filter sizing that uses it (writer/chunk.c): a column whose dictionary
+/* test_ndv.c - writer/chunk/ndv.c (HyperLogLog distinct counts) and the bloom
+ * filter sizing that uses it (writer/chunk/chunk.c): a column whose dictionary
  * gave up gets a filter sized for its distinct values, not its value
  * count, and still holds every value. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_plain.c - writer/plain.c: the PLAIN encoder (Encodings.md, "Plain:
+/* test_plain.c - writer/encoding/plain.c: the PLAIN encoder (Encodings.md, "Plain:
  * (PLAIN = 0)"), checked byte for byte and round-tripped through
  * tests/support/decode.c. */
 #include <stdarg.h>

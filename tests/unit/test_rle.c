@@ -1,4 +1,4 @@
-/* test_rle.c - writer/rle.c: the RLE/bit-packing hybrid and deprecated
+/* test_rle.c - writer/encoding/rle.c: the RLE/bit-packing hybrid and deprecated
  * BIT_PACKED encoders (Encodings.md, "RLE = 3", "BIT_PACKED = 4"), checked
  * against the spec's bytes and round-tripped through tests/support/decode.c. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_rowgroup.c - writer/rowgroup.c: row counting, abort, check, and
+/* test_rowgroup.c - writer/rows/rowgroup.c: row counting, abort, check, and
  * pq_rowgroup_move_rows between row groups of one schema (every physical
  * type, required and optional leaves, lists, a map, a struct, a list of
  * lists, a list of structs; see tests/support/rowgen.h).

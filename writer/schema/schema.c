@@ -4,6 +4,7 @@
  * spec's textual schema form for `parqd check`. */
 #include "schema.h"
 #include "buf.h"
+#include "logical.h"
 #include "stats.h"
 
 #include <stdio.h>
@@ -185,8 +186,6 @@ int pq_schema_add_map(pq_schema *s, int parent, const char *name, pq_repetition 
 {
     return add_wrapper(s, parent, name, rep, field_id, PQ_LT_MAP, "key_value", err);
 }
-
-#include "logical.h"
 
 static char *join_path(char **parts, size_t n)
 {

@@ -1,7 +1,9 @@
-/* schema.h - internal view of the schema tree for the writer modules
- * (column buffers, footer). Callers outside writer/ use pq_writer.h. */
-#ifndef PQ_SCHEMA_H
-#define PQ_SCHEMA_H
+/* schema_tree.h - the layout of the schema tree: pq_node and struct
+ * pq_schema, for the writer modules that read it. schema.c builds the tree;
+ * logical.c checks annotations against it. A header of its own so that
+ * logical.h need not include schema.h while schema.c calls logical.c. */
+#ifndef PQ_SCHEMA_TREE_H
+#define PQ_SCHEMA_TREE_H
 
 #include "pq_writer.h"
 
@@ -36,17 +38,5 @@ struct pq_schema {
     size_t n_leaves;
     bool finished;
 };
-
-const pq_node *pq_schema_leaf_node(const pq_schema *s, size_t leaf);
-
-/* The leaf's statistics sort order. Variant-encoded binaries (`metadata`,
- * `value` under a VARIANT group) have none: parquet.thrift ColumnOrder says
- * VARIANT is undefined, and byte order of Variant encodings means nothing.
- * typed_value leaves keep their own types' orders. */
-pq_sort_order pq_leaf_sort_order(const pq_node *n);
-
-/* Physical width in bytes of fixed-size values (BOOLEAN stored as 1 byte
- * in buffers); 0 for BYTE_ARRAY. */
-size_t pq_physical_width(pq_physical_type type, int32_t type_length);
 
 #endif

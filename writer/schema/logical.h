@@ -5,7 +5,7 @@
 #define PQ_LOGICAL_H
 
 #include "buf.h"
-#include "schema.h"
+#include "schema_tree.h"
 
 /* Checks the node's logical type against its physical type and shape. */
 int pq_logical_validate(const pq_schema *s, const pq_node *n, pq_err *err);
