@@ -456,9 +456,9 @@ static i128 mono(i128 lo, i128 hi, size_t row)
     return (i128)((unsigned __int128)lo + off);
 }
 
-static void gen_leaf(gtype *t, gval *v, size_t row)
+/* Booleans and integers: the type's edge values first, then random ones. Returns false for a generator of another family. */
+static bool gen_int(const gtype *t, gval *v, uint64_t k, size_t row)
 {
-    uint64_t k = t->nvals++;
     switch (t->gen) {
     case G_BOOL:
         v->i = k < 2 ? (int64_t)k : (int64_t)(rnd() & 1);
@@ -499,6 +499,17 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
     case G_I64_FEW: v->i = (int64_t)(rnd_below(40) * 0x100000001ull) - 7; break;
     case G_I64_SEQ: v->i = (int64_t)row * 1000 + (int64_t)rnd_below(7) - 1000000; break;
     case G_I32_SMALLDELTA: v->i = (int64_t)(row % 5000) * 3 - (int64_t)rnd_below(4); break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* Values whose distinct count changes every 1000 rows (see G_STR_PHASE). Returns false for a generator of another family. */
+static bool gen_phase(const gtype *t, gval *v, uint64_t k, size_t row)
+{
+    (void)k;
+    switch (t->gen) {
     /* Few distinct values in rows 0-999, 2000-2999, ...; all distinct in
      * the others: with 1000-row row groups, chunks alternate between
      * dictionary and fallback encoding within one column. */
@@ -518,6 +529,17 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
             v->d = (double)rnd_below(9) / 8.0;
         break;
     }
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* Values rising with the row number (see cur_rows). Returns false for a generator of another family. */
+static bool gen_mono(const gtype *t, gval *v, uint64_t k, size_t row)
+{
+    (void)k;
+    switch (t->gen) {
     case G_MONO_I32: v->i = (int64_t)mono(INT32_MIN, INT32_MAX, row); break;
     case G_MONO_U32: v->i = (int64_t)mono(0, UINT32_MAX, row); break;
     case G_MONO_I64: v->i = (int64_t)mono(INT64_MIN, INT64_MAX, row); break;
@@ -555,6 +577,18 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
         break;
     }
     case G_MONO_DATE: v->i = -200000 + (int64_t)row * 97 + (int64_t)rnd_below(97); break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* FLOAT, DOUBLE, FLOAT16 and DECIMAL: edge values (NaN, infinities,
+ * -0.0, subnormals, the precision's limits) first, then random ones. Returns false for a generator of another family. */
+static bool gen_float(const gtype *t, gval *v, uint64_t k, size_t row)
+{
+    (void)row;
+    switch (t->gen) {
     case G_FLOAT: {
         static const float e[] = { NAN, INFINITY, -INFINITY, -0.0f, 0.0f, FLT_MIN, 1.40129846e-45f, FLT_MAX, -FLT_MAX, 1.5f };
         float f;
@@ -600,6 +634,16 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
             dec_bytes(v, dec_min_len(v->dec));
         break;
     }
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* Strings, ENUM and JSON. Returns false for a generator of another family. */
+static bool gen_text(const gtype *t, gval *v, uint64_t k, size_t row)
+{
+    switch (t->gen) {
     case G_STR:
         gen_string(v, t);
         break;
@@ -647,6 +691,17 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
         set_str(v, buf, (size_t)n);
         break;
     }
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* Binary values: BSON, raw bytes, FIXED_LEN_BYTE_ARRAY / UUID, WKB. Returns false for a generator of another family. */
+static bool gen_bytes(const gtype *t, gval *v, uint64_t k, size_t row)
+{
+    (void)row;
+    switch (t->gen) {
     case G_BSON: {
         /* {"a": int32} : len, 0x10 "a\0" int32, 0x00 */
         v->p = arena_alloc(12);
@@ -677,6 +732,41 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
         v->n = n;
         break;
     }
+    case G_WKB: {
+        /* little-endian WKB: POINT(x y) or LINESTRING with 2 points */
+        bool line = (k % 3) == 2;
+        size_t n = line ? 1 + 4 + 4 + 32 : 1 + 4 + 16;
+        v->p = arena_alloc(n);
+        v->n = n;
+        v->p[0] = 1;
+        put_le32(v->p + 1, line ? 2 : 1);
+        size_t o = 5;
+        int npts = 1;
+        if (line) {
+            put_le32(v->p + o, 2);
+            o += 4;
+            npts = 2;
+        }
+        for (int i = 0; i < npts * 2; i++) {
+            double c = (double)rnd_range(-180000, 180000) / 1000.0;
+            uint64_t bits;
+            memcpy(&bits, &c, 8);
+            put_le64(v->p + o, bits);
+            o += 8;
+        }
+        break;
+    }
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* DATE, TIME, TIMESTAMP, INT96 and INTERVAL. Returns false for a generator of another family. */
+static bool gen_temporal(const gtype *t, gval *v, uint64_t k, size_t row)
+{
+    (void)row;
+    switch (t->gen) {
     case G_DATE: {
         static const int64_t e[] = { 0, -1, 2932896, -719162, 19000 };
         v->i = k < 5 ? e[k] : rnd_range(-1000000, 1000000);
@@ -729,34 +819,27 @@ static void gen_leaf(gtype *t, gval *v, size_t row)
         put_le32(v->p + 8, ms);
         break;
     }
-    case G_WKB: {
-        /* little-endian WKB: POINT(x y) or LINESTRING with 2 points */
-        bool line = (k % 3) == 2;
-        size_t n = line ? 1 + 4 + 4 + 32 : 1 + 4 + 16;
-        v->p = arena_alloc(n);
-        v->n = n;
-        v->p[0] = 1;
-        put_le32(v->p + 1, line ? 2 : 1);
-        size_t o = 5;
-        int npts = 1;
-        if (line) {
-            put_le32(v->p + o, 2);
-            o += 4;
-            npts = 2;
-        }
-        for (int i = 0; i < npts * 2; i++) {
-            double c = (double)rnd_range(-180000, 180000) / 1000.0;
-            uint64_t bits;
-            memcpy(&bits, &c, 8);
-            put_le64(v->p + o, bits);
-            o += 8;
-        }
-        break;
+    default:
+        return false;
     }
-    case G_NULL:
+    return true;
+}
+
+/* One leaf value from its generator's family; k counts the values
+ * generated so far, so each family emits its edge values first. */
+static void gen_leaf(gtype *t, gval *v, size_t row)
+{
+    uint64_t k = t->nvals++;
+    if (gen_int(t, v, k, row) ||
+        gen_phase(t, v, k, row) ||
+        gen_mono(t, v, k, row) ||
+        gen_float(t, v, k, row) ||
+        gen_text(t, v, k, row) ||
+        gen_bytes(t, v, k, row) ||
+        gen_temporal(t, v, k, row))
+        return;
+    if (t->gen == G_NULL)
         v->null = true;
-        break;
-    }
 }
 
 /* Is this row's value of an optional node null? Row 1 is all-null at the
@@ -1274,6 +1357,95 @@ static void fail_file(const char *name, const char *what, const pq_err *err)
     files_failed++;
 }
 
+/* The file's schema with every column's levels resolved, or NULL (the
+ * failure counted). */
+static pq_schema *file_schema(const file_spec *fs)
+{
+    pq_err err;
+    pq_err_clear(&err);
+    pq_schema *s = pq_schema_new(NULL);
+    if (!s) {
+        fprintf(stderr, "interop_gen: out of memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < fs->ncols; i++) {
+        reset_counts(fs->cols[i]);
+        if (build(s, 0, fs->cols[i], 0, 0, &err) < 0) {
+            fail_file(fs->name, "schema", &err);
+            goto fail;
+        }
+    }
+    if (pq_schema_finish(s, &err) < 0) {
+        fail_file(fs->name, "pq_schema_finish", &err);
+        goto fail;
+    }
+    for (size_t i = 0; i < fs->ncols; i++) {
+        if (resolve(s, fs->cols[i], &err) < 0) {
+            fail_file(fs->name, "levels", &err);
+            goto fail;
+        }
+    }
+    return s;
+
+fail:
+    pq_schema_destroy(s);
+    return NULL;
+}
+
+/* The expectation up to its rows: writer, seed, options, footer, columns. */
+static void j_header(FILE *jf, const file_spec *fs, const pq_schema *s)
+{
+    fprintf(jf, "{\"writer\":\"parqd interop_gen\",\"seed\":\"%" PRIu64 "\",", seed);
+    fprintf(jf, "\"note\":\"codec %d, page v%d, page_max_rows %zu, row_group_max_rows %zu, dictionary_max_bytes %zu\",",
+            (int)fs->wo.codec, fs->wo.page_version, fs->wo.page_max_rows, fs->wo.row_group_max_rows,
+            fs->wo.dictionary_max_bytes);
+    if (fs->skip_json)
+        fprintf(jf, "\"skip\":%s,", fs->skip_json);
+    j_footer(jf, fs, s);
+    fputs("\"columns\":[", jf);
+    for (size_t i = 0; i < fs->ncols; i++) {
+        if (i)
+            fputc(',', jf);
+        j_type(jf, fs->cols[i]);
+    }
+    fputs("],\n\"rows\":[\n", jf);
+}
+
+/* Generates every row, puts it into the writer and writes it to the
+ * expectation; err is set (code != 0) when a row could not be put. */
+static void write_rows(pq_writer *w, FILE *jf, const file_spec *fs, pq_err *err)
+{
+    gval *vals = calloc(fs->ncols ? fs->ncols : 1, sizeof *vals);
+    if (!vals) {
+        fprintf(stderr, "interop_gen: out of memory\n");
+        exit(2);
+    }
+    for (size_t row = 0; row < fs->rows; row++) {
+        for (size_t i = 0; i < fs->ncols; i++) {
+            gen_value(fs->cols[i], &vals[i], row, 0);
+            shred(fs->cols[i], &vals[i], 0, 0);
+        }
+        if (put_failed) {
+            pq_err_set(err, put_failed, "row %zu: a put call failed (see above)", row);
+            break;
+        }
+        if (pq_writer_end_row(w, err) < 0)
+            break;
+        fputs(row ? ",\n[" : "[", jf);
+        for (size_t i = 0; i < fs->ncols; i++) {
+            if (i)
+                fputc(',', jf);
+            j_value(jf, fs->cols[i], &vals[i]);
+        }
+        fputc(']', jf);
+        arena_reset();
+    }
+    free(vals);
+    arena_reset();
+    fputs("\n]}\n", jf);
+}
+
+/* Writes NAME.parquet and NAME.expect.json; on failure removes both. */
 static void write_file(const file_spec *fs)
 {
     char ppath[4096], epath[4096];
@@ -1287,28 +1459,9 @@ static void write_file(const file_spec *fs)
     put_failed = 0;
     cur_rows = fs->rows;
 
-    pq_schema *s = pq_schema_new(NULL);
-    if (!s) {
-        fprintf(stderr, "interop_gen: out of memory\n");
-        exit(2);
-    }
-    for (size_t i = 0; i < fs->ncols; i++) {
-        reset_counts(fs->cols[i]);
-        if (build(s, 0, fs->cols[i], 0, 0, &err) < 0) {
-            fail_file(fs->name, "schema", &err);
-            goto cleanup;
-        }
-    }
-    if (pq_schema_finish(s, &err) < 0) {
-        fail_file(fs->name, "pq_schema_finish", &err);
+    pq_schema *s = file_schema(fs);
+    if (!s)
         goto cleanup;
-    }
-    for (size_t i = 0; i < fs->ncols; i++) {
-        if (resolve(s, fs->cols[i], &err) < 0) {
-            fail_file(fs->name, "levels", &err);
-            goto cleanup;
-        }
-    }
     fd = open(ppath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     jf = fopen(epath, "w");
     if (fd < 0 || !jf) {
@@ -1324,49 +1477,8 @@ static void write_file(const file_spec *fs)
     for (size_t i = 0; i < fs->ncols; i++)
         attach(w, fs->cols[i]);
 
-    fprintf(jf, "{\"writer\":\"parqd interop_gen\",\"seed\":\"%" PRIu64 "\",", seed);
-    fprintf(jf, "\"note\":\"codec %d, page v%d, page_max_rows %zu, row_group_max_rows %zu, dictionary_max_bytes %zu\",",
-            (int)fs->wo.codec, fs->wo.page_version, fs->wo.page_max_rows, fs->wo.row_group_max_rows,
-            fs->wo.dictionary_max_bytes);
-    if (fs->skip_json)
-        fprintf(jf, "\"skip\":%s,", fs->skip_json);
-    j_footer(jf, fs, s);
-    fputs("\"columns\":[", jf);
-    for (size_t i = 0; i < fs->ncols; i++) {
-        if (i)
-            fputc(',', jf);
-        j_type(jf, fs->cols[i]);
-    }
-    fputs("],\n\"rows\":[\n", jf);
-
-    gval *vals = calloc(fs->ncols ? fs->ncols : 1, sizeof *vals);
-    if (!vals) {
-        fprintf(stderr, "interop_gen: out of memory\n");
-        exit(2);
-    }
-    for (size_t row = 0; row < fs->rows; row++) {
-        for (size_t i = 0; i < fs->ncols; i++) {
-            gen_value(fs->cols[i], &vals[i], row, 0);
-            shred(fs->cols[i], &vals[i], 0, 0);
-        }
-        if (put_failed) {
-            pq_err_set(&err, put_failed, "row %zu: a put call failed (see above)", row);
-            break;
-        }
-        if (pq_writer_end_row(w, &err) < 0)
-            break;
-        fputs(row ? ",\n[" : "[", jf);
-        for (size_t i = 0; i < fs->ncols; i++) {
-            if (i)
-                fputc(',', jf);
-            j_value(jf, fs->cols[i], &vals[i]);
-        }
-        fputc(']', jf);
-        arena_reset();
-    }
-    free(vals);
-    arena_reset();
-    fputs("\n]}\n", jf);
+    j_header(jf, fs, s);
+    write_rows(w, jf, fs, &err);
     if (err.code != 0) {
         fail_file(fs->name, "writing rows", &err);
         goto cleanup;
@@ -1430,11 +1542,10 @@ static void mixed_cols(gtype **c)
     c[5] = l_int("i16", 16, true);
 }
 
-static void matrix(void)
+/* Files: types. */
+static void matrix_types(void)
 {
     pq_writer_opts o = base_opts();
-
-    /* -- types ------------------------------------------------------------ */
     emit("types_bool_ints", COLS(
         l_bool("b_req", REQ), l_bool("b_opt", OPT),
         l_i32("i32_plain", OPT, G_I32), l_i64("i64_plain", OPT, G_I64),
@@ -1488,8 +1599,12 @@ static void matrix(void)
     emit("types_unknown_all_null", COLS(
         l_i64("id", REQ, G_I64),
         leaf("nothing", OPT, PQ_INT32, 0, lt_kind(PQ_LT_UNKNOWN), "unknown", G_NULL)), 1000, o, 0);
+}
 
-    /* -- nesting ------------------------------------------------------------ */
+/* Files: nesting. */
+static void matrix_nesting(void)
+{
+    pq_writer_opts o = base_opts();
     emit("nested_list_of_struct_with_list", COLS(
         l_i64("id", REQ, G_I64_SEQ),
         list_of("items", OPT, with_nulls(GROUP("element", OPT,
@@ -1509,8 +1624,12 @@ static void matrix(void)
             GROUP("inner", OPT, l_str("name", OPT, G_STR), list_of("nums", OPT, l_i64("element", OPT, G_I64))),
             GROUP("req_inner", REQ, l_bool("flag", OPT), l_f16("h", OPT))),
         GROUP("r", REQ, l_i64("a", REQ, G_I64), l_str("b", OPT, G_STR))), 3000, o, 0);
+}
 
-    /* -- encodings, page v1 and v2 ----------------------------------------- */
+/* Files: encodings, page v1 and v2. */
+static void matrix_encodings(void)
+{
+    pq_writer_opts o = base_opts();
     for (int v = 1; v <= 2; v++) {
         pq_writer_opts ov = o;
         char name[128];
@@ -1589,8 +1708,12 @@ static void matrix(void)
             with_enc(l_f16("h", OPT), PQ_ENC_BYTE_STREAM_SPLIT, 0),
             with_enc(l_dec("dec", PQ_FIXED_LEN_BYTE_ARRAY, 7, 16, 3), PQ_ENC_BYTE_STREAM_SPLIT, 0)), 3000, ov, 0);
     }
+}
 
-    /* -- codecs x page versions --------------------------------------------- */
+/* Files: codecs x page versions. */
+static void matrix_codecs(void)
+{
+    pq_writer_opts o = base_opts();
     static const struct { pq_codec c; const char *n; } codecs[] = {
         { PQ_CODEC_UNCOMPRESSED, "uncompressed" }, { PQ_CODEC_SNAPPY, "snappy" }, { PQ_CODEC_GZIP, "gzip" },
         { PQ_CODEC_BROTLI, "brotli" }, { PQ_CODEC_ZSTD, "zstd" }, { PQ_CODEC_LZ4_RAW, "lz4_raw" },
@@ -1607,8 +1730,12 @@ static void matrix(void)
             emit(own(strdup(name)), c, 6, 4000, oc, 0);
         }
     }
+}
 
-    /* -- row groups and pages ------------------------------------------------ */
+/* Files: row groups and pages. */
+static void matrix_row_groups(void)
+{
+    pq_writer_opts o = base_opts();
     {
         pq_writer_opts og = o;
         gtype *c[6];
@@ -1639,7 +1766,12 @@ static void matrix(void)
             leaf("big", OPT, PQ_BYTE_ARRAY, 0, lt_kind(PQ_LT_STRING), "string", G_STR_BIG),
             l_i64("i", OPT, G_I64)), 400, ob, 0);
     }
-    /* -- statistics: rising values, small row groups and pages ----------- */
+}
+
+/* Files: statistics (rising values, small row groups and pages). */
+static void matrix_statistics(void)
+{
+    pq_writer_opts o = base_opts();
     for (int v = 1; v <= 2; v++) {
         pq_writer_opts os = o;
         os.page_version = v;
@@ -1663,8 +1795,13 @@ static void matrix(void)
                 3000, os, 0);
         }
     }
-    /* -- bloom filters on every filterable type (duckdb-filter probes them
-     * with equality on present values: a false negative loses rows) ----- */
+}
+
+/* Files: bloom filters on every filterable type (duckdb-filter probes
+ * them with equality on present values: a false negative loses rows). */
+static void matrix_bloom(void)
+{
+    pq_writer_opts o = base_opts();
     {
         pq_writer_opts obf = o;
         obf.row_group_max_rows = 500;
@@ -1682,7 +1819,12 @@ static void matrix(void)
             with_bloom(with_enc(l_str("s", OPT, G_STR), PQ_ENC_AUTO, 1)),
             with_bloom(with_enc(l_i64("i64", OPT, G_I64), PQ_ENC_AUTO, 1))), 3000, obf, 0);
     }
-    /* -- the writer's own defaults, and row groups cut by bytes ----------- */
+}
+
+/* Files: the writer's own defaults, and row groups cut by bytes. */
+static void matrix_defaults(void)
+{
+    pq_writer_opts o = base_opts();
     {
         pq_writer_opts od;
         gtype *c[6];
@@ -1715,6 +1857,20 @@ static void matrix(void)
         mixed_cols(c);
         emit("one_row", c, 6, 1, o, 0);
     }
+}
+
+/* Every file of the matrix, in the order they are written (the PRNG
+ * stream, and so every value, depends on that order). */
+static void matrix(void)
+{
+    matrix_types();
+    matrix_nesting();
+    matrix_encodings();
+    matrix_codecs();
+    matrix_row_groups();
+    matrix_statistics();
+    matrix_bloom();
+    matrix_defaults();
 }
 
 int main(int argc, char **argv)

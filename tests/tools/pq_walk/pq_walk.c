@@ -26,14 +26,16 @@
  *
  * Quirks of shipped writers that the spec forbids or leaves open (see each
  * note() call) are printed as "note:" and pass; --strict fails them, and
- * is what tests of parqd's own files should use. */
+ * is what tests of parqd's own files should use.
+ *
+ * This file walks chunks, row groups and the file, and holds main; the
+ * walk_*.c files hold the checks it calls (see walk.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "walk.h"
-
 
 static int check_chunk_body(walk *w, chunk_state *cs, int64_t rg_rows)
 {
