@@ -638,13 +638,147 @@ static int note_page(chunk_ctx *x, size_t off, size_t len, int64_t first_row)
     return 0;
 }
 
+/* The page header at off, decrypted when the column is encrypted, into
+ * *pg (which may point into *h); *hdr_used = its bytes in the file. */
+static int read_page_header(chunk_ctx *x, size_t off, int32_t ord, bool want_dict, pq_buf *hdr,
+                            tr_node **h, pqf_page *pg, size_t *hdr_used, pq_err *err)
+{
+    pqc_file *f = x->f;
+    const uint8_t *hdr_bytes;
+    size_t hdr_avail;
+    int rc;
+
+    if (x->key != NULL) {
+        rc = gcm_at(f, x->key, want_dict ? PQ_MODULE_DICT_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER,
+                    x->rg, x->col, ord, off, x->end, hdr, hdr_used, err);
+        if (rc != 0)
+            return rc;
+        hdr_bytes = hdr->data;
+        hdr_avail = hdr->len;
+    } else {
+        hdr_bytes = f->data + off;
+        hdr_avail = x->end - off;
+    }
+    size_t consumed = 0;
+    rc = tr_parse(hdr_bytes, hdr_avail, h, &consumed, err);
+    if (rc == 0)
+        rc = tr_validate(*h, &pqf_spec_page_header, err);
+    if (rc == 0)
+        rc = page_from_header(pg, *h, err);
+    if (rc != 0) {
+        set_fail(f, want_dict ? PQ_MODULE_DICT_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER, x->rg,
+                 x->col, ord, off, rc);
+        return pq_err_prefix(err, rc, "rg %d col %d page header at offset %zu", x->rg, x->col, off);
+    }
+    if (x->key != NULL && consumed != hdr->len)
+        f->padded_modules++;
+    if (x->key == NULL)
+        *hdr_used = consumed;
+    return 0;
+}
+
+/* The page CRC, when the header carries one and the caller wants it. */
+static int check_page_crc(chunk_ctx *x, const pqf_page *pg, size_t off, size_t boff, int32_t ord,
+                          bool is_dict, pq_err *err)
+{
+    pqc_file *f = x->f;
+    if (!pg->has_crc || x->skip_crc)
+        return 0;
+    /* parquet.thrift: over the bytes as written (after compression
+     * and encryption), header excluded */
+    uint32_t crc = (uint32_t)crc32(0L, f->data + boff, (uInt)pg->compressed_size);
+    if (crc != pg->crc) {
+        set_fail(f, is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE, x->rg, x->col, ord,
+                 boff, PQ_EPARSE);
+        return pq_err_set(err, PQ_EPARSE, "rg %d col %d page at %zu: CRC %08x in the header, "
+                          "%08x over the %d page bytes as written", x->rg, x->col, off, pg->crc,
+                          crc, pg->compressed_size);
+    }
+    f->crc_pages++;
+    return 0;
+}
+
+/* The page body at boff: decrypted into body when the column is encrypted
+ * (GCM, or CTR under AES_GCM_CTR_V1), else in place; pg->data points at
+ * it. *body_used = its bytes in the file. */
+static int read_page_body(chunk_ctx *x, pqf_page *pg, size_t boff, int32_t ord, bool is_dict,
+                          pq_buf *body, size_t *body_used, pq_err *err)
+{
+    pqc_file *f = x->f;
+    if (x->key == NULL) {
+        pg->data = f->data + boff;
+        *body_used = (size_t)pg->compressed_size;
+        return 0;
+    }
+    int mt = is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE;
+    size_t limit = boff + (size_t)pg->compressed_size;
+    int rc;
+    if (f->algorithm == PQ_AES_GCM_CTR_V1) {
+        rc = pqt_decrypt_ctr_module(x->key, f->data + boff, limit - boff, body, body_used, err);
+        if (rc != 0) {
+            set_fail(f, mt, x->rg, x->col, ord, boff, rc);
+            return pq_err_prefix(err, rc, "rg %d col %d %s at offset %zu", x->rg, x->col,
+                                 pqc_module_name(mt), boff);
+        }
+        if (add_module(f, mt, x->rg, x->col, ord, boff, *body_used, false, false) != 0)
+            return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    } else if ((rc = gcm_at(f, x->key, mt, x->rg, x->col, ord, boff, limit, body, body_used,
+                            err)) != 0) {
+        return rc;
+    }
+    /* Encryption.md does not say; parquet-mr and Arrow store the
+     * encrypted module size (length prefix included) here. */
+    if (*body_used != (size_t)pg->compressed_size) {
+        set_fail(f, mt, x->rg, x->col, ord, boff, PQ_EPARSE);
+        return pq_err_set(err, PQ_EPARSE, "rg %d col %d %s at %zu: compressed_page_size %d "
+                          "but the encrypted module is %zu bytes", x->rg, x->col,
+                          pqc_module_name(mt), boff, pg->compressed_size, *body_used);
+    }
+    pg->data = body->data;
+    pg->compressed_size = (int32_t)body->len;
+    return 0;
+}
+
+/* The decompressed page's values: a dictionary page replaces *dict; a
+ * data page appends to the column, and its place (span bytes at
+ * pg->offset) and first row are noted for the offset index check. */
+static int page_values(chunk_ctx *x, const pqf_page *pg, const uint8_t *plain, size_t plain_len,
+                       pqt_bytes *dict, size_t span, int32_t *data_ordinal,
+                       int64_t *rows_so_far, pq_err *err)
+{
+    pqc_column *c = x->c;
+    int rc;
+    if (pg->type == PQ_PAGE_DICTIONARY) {
+        pqt_bytes_free(dict);
+        if (pg->encoding != PQ_ENC_PLAIN && pg->encoding != PQ_ENC_PLAIN_DICTIONARY)
+            rc = pq_err_set(err, PQ_EPARSE, "dictionary page encoding %d", pg->encoding);
+        else
+            rc = plain_values(c, plain, plain_len, pg->num_values < 0 ? 0 : (size_t)pg->num_values,
+                              dict, err);
+        c->dict_pages++;
+        return rc;
+    }
+    size_t before = c->n_levels;
+    rc = data_page_values(c, pg, plain, plain_len, dict->n ? dict : NULL, err);
+    if (rc == 0) {
+        int64_t rows = 0;
+        for (size_t i = before; i < c->n_levels; i++)
+            rows += c->rep[i] == 0;
+        rc = note_page(x, pg->offset, span, *rows_so_far) != 0
+                 ? pq_err_set(err, PQ_ENOMEM, "out of memory") : 0;
+        *rows_so_far += rows;
+    }
+    (*data_ordinal)++;
+    c->data_pages++;
+    return rc;
+}
+
 /* One page at *pos: header (decrypted when the column is encrypted), then
  * the body; dictionary pages fill *dict. */
 static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool first,
                      pqt_bytes *dict, int64_t *rows_so_far, pq_err *err)
 {
     pqc_file *f = x->f;
-    pqc_column *c = x->c;
     size_t off = *pos;
     bool want_dict = first && tr_field_int(x->md, 11, -1) >= 0;
     int32_t ord = want_dict ? -1 : *data_ordinal;
@@ -656,37 +790,10 @@ static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool firs
     memset(&pg, 0, sizeof pg);
     uint8_t *plain = NULL;
     size_t plain_len = 0, hdr_used = 0, body_used = 0;
-    const uint8_t *hdr_bytes;
-    size_t hdr_avail;
-    int rc;
 
-    if (x->key != NULL) {
-        rc = gcm_at(f, x->key, want_dict ? PQ_MODULE_DICT_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER,
-                    x->rg, x->col, ord, off, x->end, &hdr, &hdr_used, err);
-        if (rc != 0)
-            goto out;
-        hdr_bytes = hdr.data;
-        hdr_avail = hdr.len;
-    } else {
-        hdr_bytes = f->data + off;
-        hdr_avail = x->end - off;
-    }
-    size_t consumed = 0;
-    rc = tr_parse(hdr_bytes, hdr_avail, &h, &consumed, err);
-    if (rc == 0)
-        rc = tr_validate(h, &pqf_spec_page_header, err);
-    if (rc == 0)
-        rc = page_from_header(&pg, h, err);
-    if (rc != 0) {
-        set_fail(f, want_dict ? PQ_MODULE_DICT_PAGE_HEADER : PQ_MODULE_DATA_PAGE_HEADER, x->rg,
-                 x->col, ord, off, rc);
-        rc = pq_err_prefix(err, rc, "rg %d col %d page header at offset %zu", x->rg, x->col, off);
+    int rc = read_page_header(x, off, ord, want_dict, &hdr, &h, &pg, &hdr_used, err);
+    if (rc != 0)
         goto out;
-    }
-    if (x->key != NULL && consumed != hdr.len)
-        f->padded_modules++;
-    if (x->key == NULL)
-        hdr_used = consumed;
     bool is_dict = pg.type == PQ_PAGE_DICTIONARY;
     if (is_dict != want_dict) {
         rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d page at offset %zu is %s but %s",
@@ -701,86 +808,21 @@ static int read_page(chunk_ctx *x, size_t *pos, int32_t *data_ordinal, bool firs
                         "past the chunk end %zu", x->rg, x->col, off, pg.compressed_size, x->end);
         goto out;
     }
-    if (pg.has_crc && !x->skip_crc) {
-        /* parquet.thrift: over the bytes as written (after compression
-         * and encryption), header excluded */
-        uint32_t crc = (uint32_t)crc32(0L, f->data + boff, (uInt)pg.compressed_size);
-        if (crc != pg.crc) {
-            set_fail(f, is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE, x->rg, x->col, ord,
-                     boff, PQ_EPARSE);
-            rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d page at %zu: CRC %08x in the header, "
-                            "%08x over the %d page bytes as written", x->rg, x->col, off, pg.crc,
-                            crc, pg.compressed_size);
-            goto out;
-        }
-        f->crc_pages++;
-    }
-    if (x->key != NULL) {
-        int mt = is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE;
-        size_t limit = boff + (size_t)pg.compressed_size;
-        if (f->algorithm == PQ_AES_GCM_CTR_V1) {
-            rc = pqt_decrypt_ctr_module(x->key, f->data + boff, limit - boff, &body, &body_used,
-                                        err);
-            if (rc != 0) {
-                set_fail(f, mt, x->rg, x->col, ord, boff, rc);
-                rc = pq_err_prefix(err, rc, "rg %d col %d %s at offset %zu", x->rg, x->col,
-                             pqc_module_name(mt), boff);
-                goto out;
-            }
-            if (add_module(f, mt, x->rg, x->col, ord, boff, body_used, false, false) != 0) {
-                rc = pq_err_set(err, PQ_ENOMEM, "out of memory");
-                goto out;
-            }
-        } else if ((rc = gcm_at(f, x->key, mt, x->rg, x->col, ord, boff, limit, &body,
-                                &body_used, err)) != 0) {
-            goto out;
-        }
-        /* Encryption.md does not say; parquet-mr and Arrow store the
-         * encrypted module size (length prefix included) here. */
-        if (body_used != (size_t)pg.compressed_size) {
-            set_fail(f, mt, x->rg, x->col, ord, boff, PQ_EPARSE);
-            rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d %s at %zu: compressed_page_size %d "
-                            "but the encrypted module is %zu bytes", x->rg, x->col,
-                            pqc_module_name(mt), boff, pg.compressed_size, body_used);
-            goto out;
-        }
-        pg.data = body.data;
-        pg.compressed_size = (int32_t)body.len;
-    } else {
-        pg.data = f->data + boff;
-        body_used = (size_t)pg.compressed_size;
-    }
+    if ((rc = check_page_crc(x, &pg, off, boff, ord, is_dict, err)) != 0 ||
+        (rc = read_page_body(x, &pg, boff, ord, is_dict, &body, &body_used, err)) != 0)
+        goto out;
     pg.offset = off;
     pg.header_len = hdr_used;
     rc = pqf_page_decompress(&pg, (pq_codec)x->codec, &plain, &plain_len, err);
-    if (rc == 0 && is_dict) {
-        pqt_bytes_free(dict);
-        if (pg.encoding != PQ_ENC_PLAIN && pg.encoding != PQ_ENC_PLAIN_DICTIONARY)
-            rc = pq_err_set(err, PQ_EPARSE, "dictionary page encoding %d", pg.encoding);
-        else
-            rc = plain_values(c, plain, plain_len, pg.num_values < 0 ? 0 : (size_t)pg.num_values,
-                              dict, err);
-        c->dict_pages++;
-    } else if (rc == 0) {
-        size_t before = c->n_levels;
-        rc = data_page_values(c, &pg, plain, plain_len, dict->n ? dict : NULL, err);
-        if (rc == 0) {
-            int64_t rows = 0;
-            for (size_t i = before; i < c->n_levels; i++)
-                rows += c->rep[i] == 0;
-            rc = note_page(x, off, hdr_used + body_used, *rows_so_far) != 0
-                     ? pq_err_set(err, PQ_ENOMEM, "out of memory") : 0;
-            *rows_so_far += rows;
-        }
-        (*data_ordinal)++;
-        c->data_pages++;
-    }
+    if (rc == 0)
+        rc = page_values(x, &pg, plain, plain_len, dict, hdr_used + body_used, data_ordinal,
+                         rows_so_far, err);
     if (rc != 0) {
         if (f->fail_module < 0)
             set_fail(f, is_dict ? PQ_MODULE_DICT_PAGE : PQ_MODULE_DATA_PAGE, x->rg, x->col, ord,
                      boff, rc);
-        rc = pq_err_prefix(err, rc, "rg %d col %d (%s) %s page at offset %zu", x->rg, x->col, c->path,
-                     is_dict ? "dictionary" : "data", off);
+        rc = pq_err_prefix(err, rc, "rg %d col %d (%s) %s page at offset %zu", x->rg, x->col,
+                           x->c->path, is_dict ? "dictionary" : "data", off);
         goto out;
     }
     *pos = boff + body_used;
@@ -1027,6 +1069,53 @@ static int chunk_key(pqc_file *f, const pqc_opts *o, pqc_column *c, const tr_nod
     return 0;
 }
 
+/* The ColumnMetaData module inside the footer (encrypted_column_metadata,
+ * framed as usual), decrypted into plain and parsed into *decmeta, which
+ * x->md then reads. Fields that differ from the plaintext copy are
+ * counted (meta_mismatches). */
+static int decrypt_column_meta(chunk_ctx *x, const tr_node *cc, const uint8_t *enc, size_t elen,
+                               pq_buf *plain, tr_node **decmeta, pq_err *err)
+{
+    pqc_file *f = x->f;
+    int32_t rg = x->rg, col = x->col;
+    if (elen < 4 || rd_le32(enc) != elen - 4)
+        return pq_err_set(err, PQ_EPARSE, "rg %d col %d: encrypted_column_metadata of %zu bytes "
+                          "is not one length-prefixed module", rg, col, elen);
+    pq_buf aad;
+    pq_buf_init(&aad);
+    size_t used = 0;
+    int rc = module_aad(f, &aad, PQ_MODULE_COLUMN_META, rg, col, -1, err);
+    if (rc == 0)
+        rc = pqt_decrypt_gcm_module(x->key, aad.data, aad.len, enc, elen, plain, &used, err);
+    pq_buf_free(&aad);
+    size_t foff = f->encrypted_footer ? (size_t)(enc - f->pf.data) - 4
+                                      : f->footer_offset + (size_t)(enc - f->pf.data) - 4;
+    if (rc != 0) {
+        set_fail(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, rc);
+        return pq_err_prefix(err, rc, "rg %d col %d column metadata", rg, col);
+    }
+    if (add_module(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, used, true, true) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    size_t consumed = 0;
+    rc = tr_parse(plain->data, plain->len, decmeta, &consumed, err);
+    if (rc == 0 && consumed != plain->len)
+        f->padded_modules++;
+    if (rc != 0) {
+        set_fail(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, rc);
+        return pq_err_prefix(err, rc, "rg %d col %d decrypted ColumnMetaData", rg, col);
+    }
+    const tr_node *plain_md = tr_field_struct(cc, 3);
+    static const int16_t same[] = { 1, 4, 5, 6, 7, 9, 10, 11, 14, 15 };
+    for (size_t k = 0; plain_md != NULL && k < sizeof same / sizeof same[0]; k++)
+        if (tr_field_int(plain_md, same[k], -1) != tr_field_int(*decmeta, same[k], -1)) {
+            f->meta_mismatches++;
+            break;
+        }
+    x->md = *decmeta;
+    x->c->encmeta = true;
+    return 0;
+}
+
 static int read_chunk(pqc_file *f, const pqc_opts *o, int32_t rg, int32_t col, pq_err *err)
 {
     pqc_column *c = &f->cols[col];
@@ -1046,51 +1135,9 @@ static int read_chunk(pqc_file *f, const pqc_opts *o, int32_t rg, int32_t col, p
     x.md = tr_field_struct(cc, 3);
     size_t elen = 0;
     const uint8_t *enc = tr_field_bin(cc, 9, &elen);
-    if (enc != NULL && x.key != NULL) {
-        /* ColumnMetaData module: bytes inside the footer, framed as usual */
-        if (elen < 4 || rd_le32(enc) != elen - 4) {
-            rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d: encrypted_column_metadata of %zu bytes "
-                            "is not one length-prefixed module", rg, col, elen);
-            goto out;
-        }
-        pq_buf aad;
-        pq_buf_init(&aad);
-        size_t used = 0;
-        rc = module_aad(f, &aad, PQ_MODULE_COLUMN_META, rg, col, -1, err);
-        if (rc == 0)
-            rc = pqt_decrypt_gcm_module(x.key, aad.data, aad.len, enc, elen, &plain, &used, err);
-        pq_buf_free(&aad);
-        size_t foff = f->encrypted_footer ? (size_t)(enc - f->pf.data) - 4
-                                          : f->footer_offset + (size_t)(enc - f->pf.data) - 4;
-        if (rc != 0) {
-            set_fail(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, rc);
-            rc = pq_err_prefix(err, rc, "rg %d col %d column metadata", rg, col);
-            goto out;
-        }
-        if (add_module(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, used, true,
-                       true) != 0) {
-            rc = pq_err_set(err, PQ_ENOMEM, "out of memory");
-            goto out;
-        }
-        size_t consumed = 0;
-        rc = tr_parse(plain.data, plain.len, &decmeta, &consumed, err);
-        if (rc == 0 && consumed != plain.len)
-            f->padded_modules++;
-        if (rc != 0) {
-            set_fail(f, PQ_MODULE_COLUMN_META, rg, col, -1, foff, rc);
-            rc = pq_err_prefix(err, rc, "rg %d col %d decrypted ColumnMetaData", rg, col);
-            goto out;
-        }
-        const tr_node *plain_md = tr_field_struct(cc, 3);
-        static const int16_t same[] = { 1, 4, 5, 6, 7, 9, 10, 11, 14, 15 };
-        for (size_t k = 0; plain_md != NULL && k < sizeof same / sizeof same[0]; k++)
-            if (tr_field_int(plain_md, same[k], -1) != tr_field_int(decmeta, same[k], -1)) {
-                f->meta_mismatches++;
-                break;
-            }
-        x.md = decmeta;
-        c->encmeta = true;
-    }
+    if (enc != NULL && x.key != NULL &&
+        (rc = decrypt_column_meta(&x, cc, enc, elen, &plain, &decmeta, err)) != 0)
+        goto out;
     if (x.md == NULL) {
         rc = pq_err_set(err, PQ_EPARSE, "rg %d col %d: no ColumnMetaData", rg, col);
         goto out;
