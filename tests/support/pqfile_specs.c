@@ -3,8 +3,6 @@
  * BloomFilterHeader) as tables for thrift_read.h, bottom-up so each
  * refers to earlier ones. Transcribed from parquet.thrift: keep field ids
  * in sync with it, not with the writer. */
-#include <stdio.h>
-
 #include "pqfile.h"
 
 #define F(id, nm, t, req) { id, nm, t, req, (tr_type)0, NULL }
