@@ -16,43 +16,20 @@
 
 #include "bloom.h"
 #include "buf.h"
+#include "decode.h"
 #include "err.h"
+#include "tmpdir.h"
 
 #define REF_FILE PQ_TESTDATA "/parquet-testing/data/bloom_filter.xxhash.bin"
 
 /* ---- helpers ------------------------------------------------------------- */
 
 /* splitmix64: tiny, seedable, good enough to spread test values. */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-/* PQ_TEST_SEED overrides the default so a failure can be replayed. */
-static uint64_t test_seed(const char *test)
-{
-    const char *env = getenv("PQ_TEST_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 0) : 0x5EED0B100Full;
-    printf("[ seed     ] %s: PQ_TEST_SEED=0x%llx\n", test, (unsigned long long)seed);
-    return seed;
-}
-
 static uint8_t *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    uint8_t *p = malloc((size_t)n);
+    uint8_t *p = pqt_read_file(path, len);
     assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
+    assert_true(*len > 0);
     return p;
 }
 
@@ -274,13 +251,13 @@ static void test_bloom_init_rejects_bad_sizes(void **state)
 static void test_bloom_no_false_negatives_100k_random(void **state)
 {
     (void)state;
-    uint64_t seed = test_seed(__func__), s = seed;
+    uint64_t seed = pqt_test_seed(__func__, 0x5EED0B100Full), s = seed;
     pq_bloom b;
     assert_int_equal(pq_bloom_init(&b, pq_bloom_optimal_bytes(100000, 0.01), NULL), 0);
     uint64_t *h = malloc(100000 * sizeof *h);
     assert_non_null(h);
     for (size_t i = 0; i < 100000; i++) {
-        uint64_t v = rng_next(&s);
+        uint64_t v = pqt_splitmix64(&s);
         h[i] = (i % 2) ? pq_bloom_hash_i64((int64_t)v) : pq_bloom_hash_bytes(&v, 5);
     }
     pq_bloom_insert_hashes(&b, h, 100000);
@@ -297,17 +274,17 @@ static void test_bloom_no_false_negatives_100k_random(void **state)
 static void test_bloom_measured_fpp_near_configured_1pct(void **state)
 {
     (void)state;
-    uint64_t seed = test_seed(__func__), s = seed;
+    uint64_t seed = pqt_test_seed(__func__, 0x5EED0B100Full), s = seed;
     const uint64_t ndv = 99000, probes = 200000;
     size_t bytes = pq_bloom_optimal_bytes(ndv, 0.01);
     assert_true(bytes > 125000 && bytes <= 128 * 1024);   /* ~10.5 bits per value */
     pq_bloom b;
     assert_int_equal(pq_bloom_init(&b, bytes, NULL), 0);
     for (uint64_t i = 0; i < ndv; i++)
-        pq_bloom_insert_hash(&b, pq_bloom_hash_i64((int64_t)(rng_next(&s) & ~1ULL)));
+        pq_bloom_insert_hash(&b, pq_bloom_hash_i64((int64_t)(pqt_splitmix64(&s) & ~1ULL)));
     uint64_t fp = 0;
     for (uint64_t i = 0; i < probes; i++)
-        fp += pq_bloom_check_hash(&b, pq_bloom_hash_i64((int64_t)(rng_next(&s) | 1ULL)));
+        fp += pq_bloom_check_hash(&b, pq_bloom_hash_i64((int64_t)(pqt_splitmix64(&s) | 1ULL)));
     double rate = (double)fp / (double)probes;
     printf("[ fpp      ] %llu/%llu = %.4f%% (configured 1%%, model %.4f%%)\n",
            (unsigned long long)fp, (unsigned long long)probes, rate * 100,
