@@ -470,6 +470,14 @@ uint64_t pqt_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+uint64_t pqt_xorshift64(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 uint64_t pqt_rng_next(pqt_rng *r)
 {
     return pqt_splitmix64(&r->state);

@@ -9,52 +9,16 @@
 
 #include "pqcrypt_int.h"
 
-/* Fills pg from a parsed, validated PageHeader (as pqfile does for
- * plaintext pages); data/compressed_size are set by the caller. */
+/* Fills pg from a parsed, validated PageHeader (pqfile's reading of it);
+ * data/compressed_size are set by the caller. An index page has no place
+ * in a column chunk. */
 static int page_from_header(pqf_page *pg, tr_node *h, pq_err *err)
 {
-    memset(pg, 0, sizeof *pg);
-    pg->num_values = pg->encoding = -1;
-    pg->def_encoding = pg->rep_encoding = -1;
-    pg->num_nulls = pg->num_rows = pg->def_len = pg->rep_len = -1;
-    pg->is_compressed = true;
-    pg->header = h;
-    pg->type = (int)tr_field_int(h, 1, -1);
-    pg->uncompressed_size = (int32_t)tr_field_int(h, 2, -1);
-    pg->compressed_size = (int32_t)tr_field_int(h, 3, -1);
-    pg->has_crc = tr_has(h, 4);
-    pg->crc = (uint32_t)tr_field_int(h, 4, 0);
-    const tr_node *s;
-    switch (pg->type) {
-    case PQ_PAGE_DATA:
-        if ((s = tr_field_struct(h, 5)) == NULL)
-            return pq_err_set(err, PQ_EPARSE, "DATA_PAGE without data_page_header");
-        pg->num_values = (int32_t)tr_field_int(s, 1, -1);
-        pg->encoding = (int32_t)tr_field_int(s, 2, -1);
-        pg->def_encoding = (int32_t)tr_field_int(s, 3, -1);
-        pg->rep_encoding = (int32_t)tr_field_int(s, 4, -1);
-        return 0;
-    case PQ_PAGE_DICTIONARY:
-        if ((s = tr_field_struct(h, 7)) == NULL)
-            return pq_err_set(err, PQ_EPARSE, "DICTIONARY_PAGE without its header");
-        pg->num_values = (int32_t)tr_field_int(s, 1, -1);
-        pg->encoding = (int32_t)tr_field_int(s, 2, -1);
-        return 0;
-    case PQ_PAGE_DATA_V2:
-        if ((s = tr_field_struct(h, 8)) == NULL)
-            return pq_err_set(err, PQ_EPARSE, "DATA_PAGE_V2 without data_page_header_v2");
-        pg->num_values = (int32_t)tr_field_int(s, 1, -1);
-        pg->num_nulls = (int32_t)tr_field_int(s, 2, -1);
-        pg->num_rows = (int32_t)tr_field_int(s, 3, -1);
-        pg->encoding = (int32_t)tr_field_int(s, 4, -1);
-        pg->def_len = (int32_t)tr_field_int(s, 5, -1);
-        pg->rep_len = (int32_t)tr_field_int(s, 6, -1);
-        pg->is_compressed = tr_field_bool(s, 7, true);
-        return 0;
-    default:
+    int rc = pqf_page_from_header(pg, h, err);
+    if (rc == 0 && pg->type == PQ_PAGE_INDEX)
         return pq_err_set(err, PQ_EPARSE, "page type %d (%s) in a column chunk", pg->type,
                           pqf_page_type_name(pg->type));
-    }
+    return rc;
 }
 
 /* Decodes one uncompressed data page into c. */

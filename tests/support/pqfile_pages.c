@@ -58,8 +58,8 @@ static void page_defaults(pqf_page *pg)
     pg->is_compressed = true;
 }
 
-static int page_fill(const pqf_file *f, size_t off, size_t limit, pqf_page *pg,
-                     pq_err *err)
+/* The PageHeader's own fields: type, sizes, CRC. */
+static void page_header_fields(pqf_page *pg)
 {
     const tr_node *h = pg->header;
     pg->type = (int)tr_field_int(h, 1, -1);
@@ -67,6 +67,20 @@ static int page_fill(const pqf_file *f, size_t off, size_t limit, pqf_page *pg,
     pg->compressed_size = (int32_t)tr_field_int(h, 3, -1);
     pg->has_crc = tr_has(h, 4);
     pg->crc = (uint32_t)tr_field_int(h, 4, 0);
+}
+
+int pqf_page_from_header(pqf_page *pg, tr_node *h, pq_err *err)
+{
+    page_defaults(pg);
+    pg->header = h;
+    page_header_fields(pg);
+    return page_subheader(pg, err);
+}
+
+static int page_fill(const pqf_file *f, size_t off, size_t limit, pqf_page *pg,
+                     pq_err *err)
+{
+    page_header_fields(pg);
     if (pg->uncompressed_size < 0 || pg->compressed_size < 0)
         return pq_err_set(err, PQ_EPARSE, "negative page size (%d compressed, "
                           "%d uncompressed)", pg->compressed_size,

@@ -105,6 +105,18 @@ static void dec_bytes(gval *v, size_t len)
     }
 }
 
+/* v->dec in the leaf's physical form: INT32/INT64, or big-endian bytes
+ * (FIXED_LEN_BYTE_ARRAY: the type length; BYTE_ARRAY: as few as fit). */
+static void store_decimal(gval *v, const gtype *t)
+{
+    if (t->phys == PQ_INT32 || t->phys == PQ_INT64)
+        v->i = (int64_t)v->dec;
+    else if (t->phys == PQ_FIXED_LEN_BYTE_ARRAY)
+        dec_bytes(v, (size_t)t->tlen);
+    else
+        dec_bytes(v, dec_min_len(v->dec));
+}
+
 static void gen_string(gval *v, const gtype *t)
 {
     char buf[512];
@@ -248,12 +260,7 @@ static bool gen_mono(const gtype *t, gval *v, uint64_t k, size_t row)
     case G_MONO_DEC: {
         i128 lim = pow10_128(t->lt.precision) - 1;
         v->dec = mono(-lim, lim, row);
-        if (t->phys == PQ_INT32 || t->phys == PQ_INT64)
-            v->i = (int64_t)v->dec;
-        else if (t->phys == PQ_FIXED_LEN_BYTE_ARRAY)
-            dec_bytes(v, (size_t)t->tlen);
-        else
-            dec_bytes(v, dec_min_len(v->dec));
+        store_decimal(v, t);
         break;
     }
     case G_MONO_STR: {
@@ -316,12 +323,7 @@ static bool gen_float(const gtype *t, gval *v, uint64_t k, size_t row)
         i128 lim = pow10_128(t->lt.precision) - 1;
         const i128 e[] = { lim, -lim, 0, 1, -1 };
         v->dec = k < 5 ? e[k] : rnd_i128(lim);
-        if (t->phys == PQ_INT32 || t->phys == PQ_INT64)
-            v->i = (int64_t)v->dec;
-        else if (t->phys == PQ_FIXED_LEN_BYTE_ARRAY)
-            dec_bytes(v, (size_t)t->tlen);
-        else
-            dec_bytes(v, dec_min_len(v->dec));
+        store_decimal(v, t);
         break;
     }
     default:

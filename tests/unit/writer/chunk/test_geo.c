@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decode.h"
 #include "err.h"
 #include "geo.h"
 
@@ -338,10 +339,7 @@ static void test_geo_rejects_deep_nesting(void **state)
 static uint64_t rng_state;
 static uint64_t rng_next(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return pqt_xorshift64(&rng_state);
 }
 
 /* Random byte flips and cuts of a valid value: must return 0 or PQ_EPARSE

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "decode.h"
 #include "err.h"
 #include "stats.h"
 
@@ -64,10 +65,7 @@ static void strs_add(strs *v, const void *p, size_t len)
 static uint64_t rng_state;
 static uint64_t rng_next(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return pqt_xorshift64(&rng_state);
 }
 
 /* ---- sort orders --------------------------------------------------------- */

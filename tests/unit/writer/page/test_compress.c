@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "compress.h"
+#include "decode.h"
 #include "decompress.h"
 #include "err.h"
 
@@ -37,10 +38,7 @@ static size_t levels_for(pq_codec c, int *lv)
 static uint64_t rng_state;
 static uint64_t rng_next(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return pqt_xorshift64(&rng_state);
 }
 
 enum { IN_EMPTY, IN_ONE, IN_RANDOM, IN_TEXT, IN_KINDS };
