@@ -66,3 +66,17 @@ uint8_t *pqt_read_file(const char *path, size_t *len)
         *len = (size_t)n;
     return p;
 }
+
+const char *pqt_tool_outdir(int argc, char **argv, const char *tool)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s OUTDIR\n", tool);
+        return NULL;
+    }
+    const char *dir = argv[1];
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", tool, dir, strerror(errno));
+        return NULL;
+    }
+    return dir;
+}

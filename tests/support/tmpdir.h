@@ -18,4 +18,9 @@ int pqt_write_file(const char *dir, const char *name, const char *text, unsigned
  * size in *len; NULL with errno when it cannot be read. */
 uint8_t *pqt_read_file(const char *path, size_t *len);
 
+/* For a tool run as `TOOL OUTDIR`: OUTDIR, created if need be (an
+ * existing one is fine), or NULL after saying on stderr what is wrong
+ * (the usage, or why the directory cannot be created). */
+const char *pqt_tool_outdir(int argc, char **argv, const char *tool);
+
 #endif
