@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "schema_tree.h"
 
 /* ---- sort order ---------------------------------------------------------- */
 
@@ -59,6 +60,11 @@ pq_sort_order pq_sort_order_for(pq_physical_type type, const pq_logical *lt)
          * undefined order (or never a value), so no min/max. */
         return PQ_ORDER_NONE;
     }
+}
+
+pq_sort_order pq_leaf_sort_order(const pq_node *n)
+{
+    return n->variant_binary ? PQ_ORDER_NONE : pq_sort_order_for(n->type, &n->logical);
 }
 
 int pq_stats_column_order(pq_sort_order order)

@@ -39,6 +39,13 @@
  * PQ_LT_VARIANT for them to get NONE. */
 pq_sort_order pq_sort_order_for(pq_physical_type type, const pq_logical *lt);
 
+/* The leaf's statistics sort order. Variant-encoded binaries (`metadata`,
+ * `value` under a VARIANT group) have none: parquet.thrift ColumnOrder says
+ * VARIANT is undefined, and byte order of Variant encodings means nothing.
+ * typed_value leaves keep their own types' orders. */
+struct pq_node;
+pq_sort_order pq_leaf_sort_order(const struct pq_node *n);
+
 /* The ColumnOrder union field to write in FileMetaData.column_orders for
  * a column with this order: 3 (INT96_TIMESTAMP_ORDER) for PQ_ORDER_INT96,
  * else 1 (TYPE_ORDER; for NONE readers then ignore min/max, and parqd

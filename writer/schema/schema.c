@@ -5,7 +5,6 @@
 #include "schema.h"
 #include "buf.h"
 #include "logical.h"
-#include "stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,11 +226,6 @@ static bool under_variant(const pq_schema *s, const pq_node *n)
         if (s->nodes[id].logical.kind == PQ_LT_VARIANT)
             return true;
     return false;
-}
-
-pq_sort_order pq_leaf_sort_order(const pq_node *n)
-{
-    return n->variant_binary ? PQ_ORDER_NONE : pq_sort_order_for(n->type, &n->logical);
 }
 
 /* Nodes are appended after their parents, so one forward pass sees every

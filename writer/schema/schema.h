@@ -7,12 +7,6 @@
 
 const pq_node *pq_schema_leaf_node(const pq_schema *s, size_t leaf);
 
-/* The leaf's statistics sort order. Variant-encoded binaries (`metadata`,
- * `value` under a VARIANT group) have none: parquet.thrift ColumnOrder says
- * VARIANT is undefined, and byte order of Variant encodings means nothing.
- * typed_value leaves keep their own types' orders. */
-pq_sort_order pq_leaf_sort_order(const pq_node *n);
-
 /* Physical width in bytes of fixed-size values (BOOLEAN stored as 1 byte
  * in buffers); 0 for BYTE_ARRAY. */
 size_t pq_physical_width(pq_physical_type type, int32_t type_length);
