@@ -33,7 +33,7 @@ mkdir -p "$OUT"
 # 1. generate
 gen="$BUILD/interop_gen"
 if [ ! -x "$gen" ]; then
-    echo "FAIL  interop_gen: $gen not built (tests/tools/interop_gen.c)"
+    echo "FAIL  interop_gen: $gen not built (tests/tools/interop_gen/)"
     failed=$((failed + 1))
 elif ! "$gen" "$OUT"; then
     echo "FAIL  interop_gen: exited non-zero (files written so far are still read)"

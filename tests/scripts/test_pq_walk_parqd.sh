@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_pq_walk_parqd.sh - parqd's own files through the page walker
-# (tests/tools/pq_walk.c) with --strict: every PageLocation against the
+# (tests/tools/pq_walk/) with --strict: every PageLocation against the
 # pages walked, every ColumnIndex / Statistics min, max, null and NaN count
 # against the values decoded from each page (issue acceptance "Page index").
 #

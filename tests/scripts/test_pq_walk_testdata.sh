@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_pq_walk_testdata.sh - runs the page walker (tests/tools/pq_walk.c)
+# test_pq_walk_testdata.sh - runs the page walker (tests/tools/pq_walk/)
 # over apache/parquet-testing reference files: good files must pass (their
 # min/max compared with the decoded values, writers' known quirks noted),
 # the corrupt-checksum files must fail on exactly the pages

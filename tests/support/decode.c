@@ -4,6 +4,7 @@
 #include "decode.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -461,12 +462,33 @@ uint64_t pqt_seed(void)
     return (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec;
 }
 
-uint64_t pqt_rng_next(pqt_rng *r)
+uint64_t pqt_splitmix64(uint64_t *state)
 {
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15u);
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
     return z ^ (z >> 31);
+}
+
+uint64_t pqt_xorshift64(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+uint64_t pqt_rng_next(pqt_rng *r)
+{
+    return pqt_splitmix64(&r->state);
+}
+
+uint64_t pqt_test_seed(const char *test, uint64_t fallback)
+{
+    const char *env = getenv("PQ_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 0) : fallback;
+    printf("[ seed     ] %s: PQ_TEST_SEED=0x%llx\n", test, (unsigned long long)seed);
+    return seed;
 }
 
 /* Modulo bias is irrelevant for test data. */

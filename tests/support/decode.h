@@ -75,6 +75,13 @@ typedef struct pqt_rng {
 
 uint64_t pqt_seed(void);
 uint64_t pqt_rng_next(pqt_rng *r);
+/* The same splitmix64 step on a bare state word. */
+uint64_t pqt_splitmix64(uint64_t *state);
+/* xorshift64 (13, 7, 17) on a state word that must not be 0. */
+uint64_t pqt_xorshift64(uint64_t *state);
+/* A test's fixed seed: PQ_TEST_SEED when set, else fallback; printed as
+ * "[ seed     ] TEST: PQ_TEST_SEED=0x..." so a failure can be replayed. */
+uint64_t pqt_test_seed(const char *test, uint64_t fallback);
 /* Uniform in [0, bound); bound > 0. */
 uint64_t pqt_rng_below(pqt_rng *r, uint64_t bound);
 

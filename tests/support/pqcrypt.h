@@ -162,7 +162,7 @@ static inline const uint8_t *pqc_value(const pqc_column *c, size_t i, size_t *le
 }
 
 /* Split-block bloom filter check of a 64-bit hash (BloomFilter.md),
- * independent of writer/bloom.c. */
+ * independent of writer/chunk/bloom.c. */
 bool pqc_bloom_check(const pqc_bloom *b, uint64_t hash);
 
 const char *pqc_module_name(int type);

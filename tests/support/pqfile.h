@@ -109,6 +109,10 @@ typedef struct pqf_page {
  * end at or before limit. */
 int pqf_page_read(const pqf_file *f, size_t off, size_t limit, pqf_page *pg,
                   pq_err *err);
+/* Fills pg from a PageHeader parsed and validated elsewhere (pqcrypt
+ * decrypts it first); pg->header = h, which the caller still owns. Sets
+ * neither data nor offset. */
+int pqf_page_from_header(pqf_page *pg, tr_node *h, pq_err *err);
 void pqf_page_clear(pqf_page *pg);
 bool pqf_page_is_data(const pqf_page *pg);   /* DATA_PAGE or DATA_PAGE_V2 */
 

@@ -2,7 +2,9 @@
 #include "tmpdir.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,4 +44,39 @@ int pqt_write_file(const char *dir, const char *name, const char *text, unsigned
     int rc = fputs(text, f) < 0 ? -1 : 0;
     rc = fclose(f) != 0 ? -1 : rc;
     return rc == 0 ? chmod(path, (mode_t)mode) : -1;
+}
+
+uint8_t *pqt_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    uint8_t *p = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        p = malloc(n > 0 ? (size_t)n : 1);
+        if (p != NULL && fread(p, 1, (size_t)n, f) != (size_t)n) {
+            free(p);
+            p = NULL;
+            errno = EIO;
+        }
+    }
+    fclose(f);
+    if (p != NULL)
+        *len = (size_t)n;
+    return p;
+}
+
+const char *pqt_tool_outdir(int argc, char **argv, const char *tool)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s OUTDIR\n", tool);
+        return NULL;
+    }
+    const char *dir = argv[1];
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", tool, dir, strerror(errno));
+        return NULL;
+    }
+    return dir;
 }

@@ -29,7 +29,7 @@
  *                        groups: filters sized for the ndv (2 MiB), not the
  *                        row count (512 KiB)
  *
- * The checker (independent of writer/bloom.c: pqfile + XXH64 + the SBBF
+ * The checker (independent of writer/chunk/bloom.c: pqfile + XXH64 + the SBBF
  * check of tests/support/pqcrypt.c) reads every file back: every value
  * decodes to the generated one, each chunk's filter size is the sizing
  * model's for (ndv, fpp), every present value is in its row group's filter
@@ -44,7 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +53,7 @@
 #include "pq_writer.h"
 #include "pqcrypt.h"
 #include "pqfile.h"
+#include "tmpdir.h"
 
 #define N_VALUES 1000000u
 #define SEED_INT UINT64_C(0x5eed0000b10f0001)
@@ -270,15 +270,9 @@ static int check_file(const file_spec *fs, const char *path, chunk_result **out,
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: bloom_gen OUTDIR\n");
+    const char *dir = pqt_tool_outdir(argc, argv, "bloom_gen");
+    if (dir == NULL)
         return 2;
-    }
-    const char *dir = argv[1];
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "bloom_gen: cannot create %s: %s\n", dir, strerror(errno));
-        return 2;
-    }
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     FILE *mf = fopen(path, "w");

@@ -22,17 +22,16 @@
  * schema is flat ("duckdb": "expect-read"); the other shapes are written so
  * the interop test can show, by name, what DuckDB rejects. Keys are ASCII
  * strings because DuckDB's add_parquet_key takes the key as text. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "buf.h"
 #include "crypto.h"
 #include "pq_writer.h"
 #include "pqcrypt.h"
+#include "tmpdir.h"
 
 static const char KEY_FOOTER[] = "parqd-footer-k01";                 /* AES-128 */
 static const char KEY_FOOTER256[] = "parqd-footer-key-256-bit-0000001"; /* AES-256 */
@@ -304,15 +303,9 @@ static void manifest_file(FILE *fp, const shape *sh, bool first)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: crypt_gen OUTDIR\n");
+    const char *dir = pqt_tool_outdir(argc, argv, "crypt_gen");
+    if (dir == NULL)
         return 2;
-    }
-    const char *dir = argv[1];
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "crypt_gen: cannot create %s: %s\n", dir, strerror(errno));
-        return 2;
-    }
     const char *key256 = KEY_FOOTER256;
     pq_crypto_key kf, kf256, kc1, kc2;
     pq_err err = { 0 };

@@ -1,0 +1,448 @@
+/* test_rowgroup.c - writer/rows/rowgroup.c: row counting, abort, check, and
+ * pq_rowgroup_move_rows between row groups of one schema (every physical
+ * type, required and optional leaves, lists, a map, a struct, a list of
+ * lists, a list of structs; see tests/support/rowgen.h).
+ *
+ * A move is right when both row groups end up with exactly the buffers
+ * (levels, values, byte-array heap and offsets, counts) of row groups into
+ * which the same rows were put directly: that is what the encoder reads,
+ * so equal buffers mean equal files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "column.h"
+#include "decode.h"
+#include "rowgroup.h"
+#include "rowgen.h"
+
+#define SEED 7
+
+static pq_rowgroup *rg_new(pq_schema *s)
+{
+    pq_err err = {0};
+    pq_rowgroup *rg = NULL;
+    if (pq_rowgroup_new(&rg, s, &err) != 0)
+        fail_msg("pq_rowgroup_new: %s", err.msg);
+    return rg;
+}
+
+/* Puts rows [from, to) of seed into rg. */
+static void put_rows(pq_rowgroup *rg, uint64_t seed, uint64_t from, uint64_t to)
+{
+    for (uint64_t r = from; r < to; r++)
+        assert_int_equal(pqt_rowgen_rg(rg, seed, r), 0);
+}
+
+static void assert_buf_equal(const pq_buf *a, const pq_buf *b, const char *what,
+                             const char *path)
+{
+    if (a->len != b->len)
+        fail_msg("%s of '%s': %zu bytes, expected %zu", what, path, a->len, b->len);
+    if (a->len > 0 && memcmp(a->data, b->data, a->len) != 0)
+        fail_msg("%s of '%s' differ", what, path);
+}
+
+/* Same rows, same buffers, leaf by leaf. */
+static void assert_rg_equal(pq_rowgroup *got, pq_rowgroup *want)
+{
+    assert_int_equal(pq_rowgroup_rows(got), pq_rowgroup_rows(want));
+    assert_int_equal(pq_rowgroup_num_columns(got), pq_rowgroup_num_columns(want));
+    for (size_t i = 0; i < pq_rowgroup_num_columns(got); i++) {
+        const pq_column *a = pq_rowgroup_column(got, i), *b = pq_rowgroup_column(want, i);
+        const char *p = b->node->path;
+        if (a->n_levels != b->n_levels || a->n_values != b->n_values || a->n_rows != b->n_rows)
+            fail_msg("'%s': %zu levels %zu values %zu rows, expected %zu %zu %zu", p,
+                     a->n_levels, a->n_values, a->n_rows, b->n_levels, b->n_values, b->n_rows);
+        assert_buf_equal(&a->def, &b->def, "definition levels", p);
+        assert_buf_equal(&a->rep, &b->rep, "repetition levels", p);
+        assert_buf_equal(&a->values, &b->values, "values", p);
+        assert_buf_equal(&a->heap, &b->heap, "byte-array heap", p);
+        assert_buf_equal(&a->offsets, &b->offsets, "byte-array offsets", p);
+    }
+}
+
+/* A copy of rg's rows [from, to) built by putting them directly. */
+static pq_rowgroup *reference(pq_schema *s, uint64_t seed, uint64_t from, uint64_t to)
+{
+    pq_rowgroup *rg = rg_new(s);
+    put_rows(rg, seed, from, to);
+    return rg;
+}
+
+static void test_rowgroup_move_all_rows_into_empty_destination(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_rowgroup *src = reference(s, SEED, 0, 100), *dst = rg_new(s);
+    pq_rowgroup *want = reference(s, SEED, 0, 100), *empty = rg_new(s);
+    pq_err err = {0};
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 100, &err), 0);
+    assert_rg_equal(dst, want);
+    assert_rg_equal(src, empty);
+    assert_int_equal(pq_rowgroup_buffered_bytes(src), pq_rowgroup_buffered_bytes(empty));
+    assert_int_equal(pq_rowgroup_check(dst, &err), 0);
+    /* the emptied source takes new rows as a fresh one would */
+    put_rows(src, SEED, 500, 510);
+    put_rows(empty, SEED, 500, 510);
+    assert_rg_equal(src, empty);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want);
+    pq_rowgroup_destroy(empty);
+    pq_schema_destroy(s);
+}
+
+/* Moving the first n of m rows: dst gets rows [0, n), src keeps [n, m)
+ * at its front, for n at and around the edges. */
+static void test_rowgroup_move_first_rows_leaves_the_rest_in_front(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    const uint64_t m = 100, ns[] = {0, 1, 2, 37, 98, 99, 100};
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        pq_err err = {0};
+        pq_rowgroup *src = reference(s, SEED, 0, m), *dst = rg_new(s);
+        assert_int_equal(pq_rowgroup_move_rows(dst, src, ns[k], &err), 0);
+        pq_rowgroup *head = reference(s, SEED, 0, ns[k]), *tail = reference(s, SEED, ns[k], m);
+        assert_rg_equal(dst, head);
+        assert_rg_equal(src, tail);
+        pq_rowgroup_destroy(src);
+        pq_rowgroup_destroy(dst);
+        pq_rowgroup_destroy(head);
+        pq_rowgroup_destroy(tail);
+    }
+    pq_schema_destroy(s);
+}
+
+/* Appending to a row group that already holds rows: byte-array offsets
+ * are rebased onto dst's heap, levels and values follow dst's. */
+static void test_rowgroup_move_into_non_empty_destination(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *dst = reference(s, SEED, 1000, 1050), *src = reference(s, SEED, 0, 80);
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 30, &err), 0);
+    pq_rowgroup *want = reference(s, SEED, 1000, 1050), *rest = reference(s, SEED, 30, 80);
+    put_rows(want, SEED, 0, 30);
+    assert_rg_equal(dst, want);
+    assert_rg_equal(src, rest);
+    /* and everything that is left, on top */
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 50, &err), 0);
+    put_rows(want, SEED, 30, 80);
+    assert_rg_equal(dst, want);
+    assert_int_equal(pq_rowgroup_rows(src), 0);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(want);
+    pq_rowgroup_destroy(rest);
+    pq_schema_destroy(s);
+}
+
+/* A source keeps working after a partial move: new rows go after the ones
+ * left, and an aborted row leaves no trace. */
+static void test_rowgroup_source_keeps_working_after_a_partial_move(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *src = reference(s, SEED, 0, 40), *dst = rg_new(s);
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 25, &err), 0);
+    put_rows(src, SEED, 40, 45);
+    /* half a row, then abandoned */
+    assert_int_equal(pq_column_put_i64(pq_rowgroup_column(src, 2), 0, 12345), 0);
+    assert_int_equal(pq_column_put_bytes(pq_rowgroup_column(src, 8), 0, "partial", 7), 0);
+    pq_rowgroup_abort_row(src);
+    pq_rowgroup *want = reference(s, SEED, 25, 45);
+    assert_rg_equal(src, want);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want);
+    pq_schema_destroy(s);
+}
+
+/* The pipeline's pattern, at random: rows arrive in batches of random
+ * size, are moved on in random amounts (often splitting a batch), and the
+ * destination is checked and reset now and then. Whatever the cuts, the
+ * destination holds the rows in input order. */
+static void test_rowgroup_random_moves_keep_rows_in_order(void **state)
+{
+    (void)state;
+    uint64_t seed = pqt_seed();
+    printf("[ seed     ] PQ_TEST_SEED=%" PRIu64 "\n", seed);
+    pqt_rng r = {.state = seed};
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_rowgroup *src = rg_new(s), *dst = rg_new(s);
+    uint64_t next = 0, dst_first = 0;
+    for (int step = 0; step < 200; step++) {
+        uint64_t batch = pqt_rng_below(&r, 40);
+        put_rows(src, seed, next, next + batch);
+        next += batch;
+        uint64_t n = pqt_rng_below(&r, pq_rowgroup_rows(src) + 1);
+        pq_err err = {0};
+        PQT_CHECK(pq_rowgroup_move_rows(dst, src, n, &err) == 0, seed);
+        if (pqt_rng_below(&r, 10) == 0 || step == 199) {
+            uint64_t end = dst_first + pq_rowgroup_rows(dst);
+            pq_rowgroup *want = reference(s, seed, dst_first, end);
+            assert_rg_equal(dst, want);
+            pq_rowgroup_destroy(want);
+            want = reference(s, seed, end, next);
+            assert_rg_equal(src, want);
+            pq_rowgroup_destroy(want);
+            pq_rowgroup_reset(dst);
+            dst_first = end;
+        }
+    }
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_schema_destroy(s);
+}
+
+/* ---- errors leave both row groups unchanged ----------------------------------- */
+
+static void test_rowgroup_move_refuses_a_source_with_an_unfinished_row(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *src = reference(s, SEED, 0, 10), *dst = reference(s, SEED, 100, 105);
+    assert_int_equal(pq_column_put_i64(pq_rowgroup_column(src, 2), 0, 99), 0); /* no end_row */
+    size_t src_bytes = pq_rowgroup_buffered_bytes(src), dst_bytes = pq_rowgroup_buffered_bytes(dst);
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 5, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "unfinished row"));
+    assert_non_null(strstr(err.msg, "i64"));
+    assert_int_equal(pq_rowgroup_buffered_bytes(src), src_bytes);
+    pq_rowgroup_abort_row(src); /* drops only the unfinished row */
+    pq_rowgroup *want_src = reference(s, SEED, 0, 10), *want_dst = reference(s, SEED, 100, 105);
+    assert_rg_equal(src, want_src);
+    assert_rg_equal(dst, want_dst);
+    assert_int_equal(pq_rowgroup_buffered_bytes(dst), dst_bytes);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want_src);
+    pq_rowgroup_destroy(want_dst);
+    pq_schema_destroy(s);
+}
+
+/* Rows appended after dst's half-written row would be misaligned. */
+static void test_rowgroup_move_refuses_a_destination_with_an_unfinished_row(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *src = reference(s, SEED, 0, 10), *dst = reference(s, SEED, 100, 105);
+    assert_int_equal(pq_column_put_bytes(pq_rowgroup_column(dst, 8), 0, "half", 4), 0);
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 5, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "destination"));
+    pq_rowgroup_abort_row(dst);
+    pq_rowgroup *want_src = reference(s, SEED, 0, 10), *want_dst = reference(s, SEED, 100, 105);
+    assert_rg_equal(src, want_src);
+    assert_rg_equal(dst, want_dst);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want_src);
+    pq_rowgroup_destroy(want_dst);
+    pq_schema_destroy(s);
+}
+
+/* Equal-looking schemas are still different objects: leaves are matched
+ * by the schema they were built from, not by shape. */
+static void test_rowgroup_move_refuses_another_schema(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL), *t = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *src = reference(s, SEED, 0, 10), *dst = reference(t, SEED, 100, 105);
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 5, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "schema"));
+    pq_rowgroup *want_src = reference(s, SEED, 0, 10), *want_dst = reference(t, SEED, 100, 105);
+    assert_rg_equal(src, want_src);
+    assert_rg_equal(dst, want_dst);
+    assert_int_equal(pq_rowgroup_move_rows(src, src, 1, &err), PQ_EINVAL);
+    assert_rg_equal(src, want_src);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want_src);
+    pq_rowgroup_destroy(want_dst);
+    pq_schema_destroy(s);
+    pq_schema_destroy(t);
+}
+
+static void test_rowgroup_move_refuses_more_rows_than_the_source_has(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *src = reference(s, SEED, 0, 10), *dst = reference(s, SEED, 100, 105);
+    assert_int_equal(pq_rowgroup_move_rows(dst, src, 11, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "11 rows asked, the source has 10"));
+    pq_rowgroup *want_src = reference(s, SEED, 0, 10), *want_dst = reference(s, SEED, 100, 105);
+    assert_rg_equal(src, want_src);
+    assert_rg_equal(dst, want_dst);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want_src);
+    pq_rowgroup_destroy(want_dst);
+    pq_schema_destroy(s);
+}
+
+/* ---- bookkeeping ------------------------------------------------------------ */
+
+/* After reserve_like for k batches' worth of rows, moving k batches in
+ * never moves a buffer (each value is copied once, into place), and the
+ * rows are the same as without the reservation. */
+static void test_rowgroup_reserve_like_makes_moves_copy_once(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    const uint64_t batch = 50, batches = 8;
+    pq_rowgroup *dst = rg_new(s), *like = reference(s, SEED, 0, batch);
+    pq_err err = {0};
+    /* generated rows vary in size: leave room for that */
+    assert_int_equal(pq_rowgroup_reserve_like(dst, like, 2 * batch * batches, &err), 0);
+    size_t n = pq_rowgroup_num_columns(dst);
+    const uint8_t **before = calloc(5 * n, sizeof *before);
+    assert_non_null(before);
+    for (size_t i = 0; i < n; i++) {
+        const pq_column *c = pq_rowgroup_column(dst, i);
+        const pq_buf *b[5] = {&c->def, &c->rep, &c->values, &c->heap, &c->offsets};
+        for (size_t j = 0; j < 5; j++)
+            before[5 * i + j] = b[j]->data;
+    }
+    for (uint64_t k = 0; k < batches; k++) {
+        pq_rowgroup *src = reference(s, SEED, k * batch, (k + 1) * batch);
+        assert_int_equal(pq_rowgroup_move_rows(dst, src, batch, &err), 0);
+        pq_rowgroup_destroy(src);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pq_column *c = pq_rowgroup_column(dst, i);
+        const pq_buf *b[5] = {&c->def, &c->rep, &c->values, &c->heap, &c->offsets};
+        for (size_t j = 0; j < 5; j++)
+            if (b[j]->len > 0 && before[5 * i + j] != b[j]->data)
+                fail_msg("'%s': buffer %zu moved while rows were appended", c->node->path, j);
+    }
+    pq_rowgroup *want = reference(s, SEED, 0, batch * batches);
+    assert_rg_equal(dst, want);
+    /* nothing to reserve from, or for: a no-op */
+    pq_rowgroup *empty = rg_new(s);
+    assert_int_equal(pq_rowgroup_reserve_like(dst, empty, 1000, &err), 0);
+    assert_int_equal(pq_rowgroup_reserve_like(dst, like, 0, &err), 0);
+    assert_rg_equal(dst, want);
+    free(before);
+    pq_rowgroup_destroy(empty);
+    pq_rowgroup_destroy(want);
+    pq_rowgroup_destroy(like);
+    pq_rowgroup_destroy(dst);
+    pq_schema_destroy(s);
+}
+
+static void test_rowgroup_reserve_like_refuses_another_schema(void **state)
+{
+    (void)state;
+    pq_schema *s1 = pqt_rowgen_schema(NULL), *s2 = pqt_rowgen_schema(NULL);
+    pq_rowgroup *a = rg_new(s1), *b = reference(s2, SEED, 0, 10);
+    pq_err err = {0};
+    assert_int_equal(pq_rowgroup_reserve_like(a, b, 100, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "different schemas"));
+    pq_rowgroup_destroy(a);
+    pq_rowgroup_destroy(b);
+    pq_schema_destroy(s1);
+    pq_schema_destroy(s2);
+}
+
+static void test_rowgroup_check_names_a_column_missing_a_row(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_err err = {0};
+    pq_rowgroup *rg = reference(s, SEED, 0, 3);
+    assert_int_equal(pq_rowgroup_check(rg, &err), 0);
+    assert_int_equal(pq_column_put_bool(pq_rowgroup_column(rg, 0), 0, true), 0);
+    pq_rowgroup_end_row(rg); /* only leaf 0 got a value */
+    assert_int_equal(pq_rowgroup_check(rg, &err), PQ_ESTATE);
+    assert_non_null(strstr(err.msg, "'i32' has 3 rows, the row group has 4"));
+    pq_rowgroup_destroy(rg);
+    pq_schema_destroy(s);
+}
+
+static void test_rowgroup_abort_leaf_drops_only_that_leaf(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_rowgroup *rg = reference(s, SEED, 0, 2);
+    pq_column *str = pq_rowgroup_column(rg, 8);
+    size_t heap = str->heap.len;
+    assert_int_equal(pq_column_put_i64(pq_rowgroup_column(rg, 2), 0, 5), 0);
+    assert_int_equal(pq_column_put_bytes(str, 0, "first", 5), 0);
+    pq_rowgroup_abort_leaf(rg, 8); /* a duplicate key: the later value wins */
+    assert_int_equal(str->heap.len, heap);
+    assert_int_equal(pq_rowgroup_column(rg, 2)->n_rows, 3);
+    assert_null(pq_rowgroup_column(rg, pq_rowgroup_num_columns(rg)));
+    pq_rowgroup_destroy(rg);
+    pq_schema_destroy(s);
+}
+
+static void test_rowgroup_reset_drops_rows_and_keeps_working(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_rowgroup *rg = reference(s, SEED, 0, 50), *empty = rg_new(s);
+    assert_true(pq_rowgroup_buffered_bytes(rg) > pq_rowgroup_buffered_bytes(empty));
+    pq_rowgroup_reset(rg);
+    assert_rg_equal(rg, empty);
+    put_rows(rg, SEED, 7, 9);
+    put_rows(empty, SEED, 7, 9);
+    assert_rg_equal(rg, empty);
+    pq_rowgroup_destroy(rg);
+    pq_rowgroup_destroy(empty);
+    pq_schema_destroy(s);
+}
+
+static void test_rowgroup_new_finishes_the_schema_or_reports_why_not(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pq_schema_new(NULL);
+    pq_rowgroup *rg = NULL;
+    assert_int_equal(pq_rowgroup_new(&rg, s, &err), PQ_EINVAL); /* no columns */
+    assert_null(rg);
+    assert_non_null(strstr(err.msg, "no columns"));
+    pq_node_spec id = {.name = "id", .repetition = PQ_REQUIRED, .type = PQ_INT64, .field_id = -1};
+    assert_true(pq_schema_add_leaf(s, 0, &id, &err) > 0);
+    assert_int_equal(pq_rowgroup_new(&rg, s, &err), 0);
+    assert_int_equal(pq_rowgroup_num_columns(rg), 1);
+    assert_ptr_equal(pq_rowgroup_schema(rg), s);
+    assert_int_equal(pq_schema_max_def(s, 0), 0); /* finished: levels are known */
+    pq_rowgroup_destroy(rg);
+    pq_schema_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rowgroup_move_all_rows_into_empty_destination),
+        cmocka_unit_test(test_rowgroup_move_first_rows_leaves_the_rest_in_front),
+        cmocka_unit_test(test_rowgroup_move_into_non_empty_destination),
+        cmocka_unit_test(test_rowgroup_source_keeps_working_after_a_partial_move),
+        cmocka_unit_test(test_rowgroup_random_moves_keep_rows_in_order),
+        cmocka_unit_test(test_rowgroup_move_refuses_a_source_with_an_unfinished_row),
+        cmocka_unit_test(test_rowgroup_move_refuses_a_destination_with_an_unfinished_row),
+        cmocka_unit_test(test_rowgroup_move_refuses_another_schema),
+        cmocka_unit_test(test_rowgroup_move_refuses_more_rows_than_the_source_has),
+        cmocka_unit_test(test_rowgroup_reserve_like_makes_moves_copy_once),
+        cmocka_unit_test(test_rowgroup_reserve_like_refuses_another_schema),
+        cmocka_unit_test(test_rowgroup_check_names_a_column_missing_a_row),
+        cmocka_unit_test(test_rowgroup_abort_leaf_drops_only_that_leaf),
+        cmocka_unit_test(test_rowgroup_reset_drops_rows_and_keeps_working),
+        cmocka_unit_test(test_rowgroup_new_finishes_the_schema_or_reports_why_not),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
