@@ -10,8 +10,8 @@
 #include <string.h>
 
 int cmd_check(int argc, char **argv);
-int cmd_convert(int argc, char **argv);   /* daemon/cmd_convert.c */
-int cmd_run(int argc, char **argv);       /* daemon/cmd_run.c */
+int cmd_convert(int argc, char **argv);   /* daemon/cli/cmd_convert.c */
+int cmd_run(int argc, char **argv);       /* daemon/cli/cmd_run.c */
 
 static void usage(FILE *to)
 {

@@ -46,7 +46,7 @@
 #include "crc32c.h"
 
 /* Tests replace these to simulate a full disk or a failing device
- * (tests/unit/test_spool_faults.c). */
+ * (tests/unit/daemon/durability/test_spool_faults.c). */
 #ifndef SP_WRITE
 #define SP_WRITE write
 #endif

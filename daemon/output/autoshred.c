@@ -2,7 +2,7 @@
  * auto`, DESIGN.md): workers shred records into the pipeline's layout, in
  * which an auto column is unshredded (metadata + value). When a file's
  * first row group is complete, the assembler looks at that row group's
- * values of each auto column (schema/vauto.h), derives the file's own
+ * values of each auto column (schema/variant/vauto.h), derives the file's own
  * layout with the chosen shred trees (sc_schema_derive) and opens the
  * file's writer on it. Each row group of the file is then converted on the
  * encoding worker: the other columns' leaves change row group without a

@@ -119,7 +119,7 @@ static int opt_dictionary(sc_loader *L, yaml_node_t *v, const char *what, sc_col
     bool wants = c->opts.dictionary == 1 || c->opts.dictionary_max_bytes != 0;
     pq_encoding e = c->opts.encoding;
     /* dictionary: true with another encoding: dictionary first, that
-     * encoding when the dictionary outgrows its limit (writer/chunk.c) */
+     * encoding when the dictionary outgrows its limit (writer/chunk/chunk.c) */
     if (c->opts.dictionary == 0 && e == PQ_ENC_RLE_DICTIONARY)
         return yp_err(L->d, v, L->err, "%s: false conflicts with encoding: dictionary", kw);
     if (wants && sc_phys_mask(c->type) == SC_PH(PQ_BOOLEAN))

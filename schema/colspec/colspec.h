@@ -63,7 +63,7 @@ struct sc_shred;
 
 /* `shred: auto` on a top-level Variant column (the default for one
  * without `shred:`): each file decides its own shred tree from its first
- * row group (daemon/autoshred.c, schema/vauto.h); the loaded schema keeps
+ * row group (daemon/output/autoshred.c, schema/variant/vauto.h); the loaded schema keeps
  * the column unshredded, which is what the record shredder writes. */
 typedef struct sc_auto {
     bool on;

@@ -1,6 +1,6 @@
 /* derive.c - per-file schemas for automatic Variant shredding: a copy of
  * the loaded schema with the shred trees one file decided (daemon/
- * autoshred.c, schema/vauto.c), laid out anew, keeping the encryption keys.
+ * autoshred.c, schema/variant/vauto.c), laid out anew, keeping the encryption keys.
  *
  * Thread: the pipeline thread that opens the file. */
 #include "colspec_int.h"

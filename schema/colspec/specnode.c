@@ -1,7 +1,7 @@
 /* specnode.c - the nodes of a column-spec tree (colspec.h): making,
  * freeing and copying types, shred nodes and columns, and freeing a whole
  * sc_schema. Copies serve per-file schemas (derive.c); the shred-node
- * constructors serve trees built in code (schema/vauto.c).
+ * constructors serve trees built in code (schema/variant/vauto.c).
  *
  * Thread: whichever loads a schema or derives a per-file one. */
 #include "colspec_int.h"

@@ -51,7 +51,7 @@ typedef enum cf_input_type { CF_INPUT_TCP, CF_INPUT_UNIX } cf_input_type;
 #define CF_TLS_HANDSHAKE_TIMEOUT_MS 10000
 
 /* A TCP input's `tls:` (config_sec.c). Files are only recorded here; the
- * daemon reads them (daemon/tls.c), the key only after kf_check_mode. */
+ * daemon reads them (daemon/ingest/tls.c), the key only after kf_check_mode. */
 typedef struct cf_tls {
     char *cert;                  /* PEM: the server certificate (chain) */
     char *key;                   /* PEM: its private key (mode 0600 or stricter) */
@@ -174,6 +174,6 @@ bool cf_addr_overlaps(const cf_addr *a, const cf_addr *b);
 void cf_tls_free(cf_tls *t);
 
 /* Checks an output path template; on error *off is the offending offset.
- * daemon/pathtpl.c renders templates and applies the same rules. */
+ * daemon/output/pathtpl.c renders templates and applies the same rules. */
 int cf_path_check(const char *tmpl, size_t *off, const char **why);
 #endif

@@ -3,7 +3,7 @@
  * input's `allow_uids` / `allow_gids`, with FILE:LINE:COL errors.
  *
  * Only syntax and names are checked here: the certificate and key files
- * are read by the daemon (daemon/tls.c), which also checks the key file's
+ * are read by the daemon (daemon/ingest/tls.c), which also checks the key file's
  * mode (keyfile.h), so `parqd check` on another machine does not need them.
  *
  * Thread: whichever loads the configuration. */

@@ -1,7 +1,7 @@
 /* keyfile.h - the rule for files that hold secrets (DESIGN.md: "A private
  * key or encryption key file readable by group or others is refused (as
  * ssh refuses one)"): one check, used for the encryption key files
- * (keyring.c) and the TLS private keys (daemon/tls.c), at start and at
+ * (keyring.c) and the TLS private keys (daemon/ingest/tls.c), at start and at
  * every reload.
  *
  * Thread: any. */

@@ -67,7 +67,7 @@
 
 /* Deepest geometry nesting accepted (GeometryCollection in collection
  * ...), the outermost geometry being level 1. Multi* members then sit at
- * most 32 levels deep, the limit of writer/geo.c's WKB reader. */
+ * most 32 levels deep, the limit of writer/chunk/geo.c's WKB reader. */
 #define GJ_MAX_DEPTH 32
 
 struct gj_item;

@@ -36,7 +36,7 @@
  *
  * Cost: one node per distinct path (at most VA_MAX_NODES), found by binary
  * search per field; nothing is allocated per value once the paths are
- * known. Runs on the pipeline's assembler (daemon/autoshred.c). */
+ * known. Runs on the pipeline's assembler (daemon/output/autoshred.c). */
 #ifndef PQ_VAUTO_H
 #define PQ_VAUTO_H
 

@@ -3,7 +3,7 @@
  * The input is the text of one GeoJSON value. Whatever it holds:
  *   - gj_to_wkb returns 0 or PQ_ETYPE (PQ_ENOMEM aside), and on error
  *     leaves out as it was and says "GeoJSON: ..." in err;
- *   - when it succeeds, writer/geo.c's independent WKB reader accepts the
+ *   - when it succeeds, writer/chunk/geo.c's independent WKB reader accepts the
  *     bytes, and the WKB is a fixed point: printed back as GeoJSON (by the
  *     small WKB walker below, %.17g numbers) and converted again, it gives
  *     the same bytes; converting the input a second time on the reused

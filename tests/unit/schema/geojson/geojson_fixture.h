@@ -50,7 +50,7 @@ static inline void hexdump(const char *label, const uint8_t *p, size_t n)
 }
 
 /* Converts json; on failure or wrong bytes prints what it got. The result
- * must also be WKB that writer/geo.c accepts. */
+ * must also be WKB that writer/chunk/geo.c accepts. */
 static inline void expect_wkb(const char *json, const uint8_t *want, size_t n)
 {
     gj_converter c;

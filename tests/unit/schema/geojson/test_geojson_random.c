@@ -1,6 +1,6 @@
 /* test_geojson_random.c - a seeded random round-trip of the GeoJSON to
  * WKB converter (schema/geojson/geojson.c), checked byte for byte and
- * through writer/geo.c's independent WKB reader (PQ_TEST_SEED replays). */
+ * through writer/chunk/geo.c's independent WKB reader (PQ_TEST_SEED replays). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
