@@ -39,8 +39,7 @@
 // the case it was on).
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import { spawn } from 'node:child_process';
+import { runIsolated } from './isolate.mjs';
 import { fileURLToPath } from 'node:url';
 import { compare as compareCanon, show as showCanon, Mismatch } from './canon.mjs';
 import { JNum, compareJV, parseJsonLine, splitLines, showJ } from './logs_json.mjs';
@@ -406,39 +405,10 @@ async function worker(reader, manifest, names, opts) {
 /* Runs one reader's worker over the cases; after a crash or timeout the
  * case it was on fails and a new worker takes the rest. */
 function runReader(reader, manifest, names, opts) {
-  const results = new Map();
-  return new Promise((resolve) => {
-    const start = (pending) => {
-      if (!pending.length) return resolve(results);
-      const child = spawn(process.execPath, [SELF, '--worker', reader, manifest, pending.join(','), String(opts.mutate), String(opts.seed), opts.cDecoder || '', opts.nativeStrict ? '1' : ''],
-        { stdio: ['ignore', 'pipe', 'pipe'] });
-      let current = null, stderr = '', timer = null, timedOut = false;
-      const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeout * 1000);
-      };
-      arm();
-      child.stderr.on('data', d => { stderr = (stderr + d).slice(-2000); });
-      readline.createInterface({ input: child.stdout }).on('line', line => {
-        let o;
-        try { o = JSON.parse(line); } catch { return; }
-        arm();
-        if (o.start) current = o.start;
-        else if (o.name) { results.set(o.name, { status: o.status, msg: o.msg }); current = null; }
-      });
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        const rest = pending.filter(n => !results.has(n));
-        if (!rest.length) return resolve(results);
-        const victim = current || rest[0];
-        const why = timedOut ? `no result within ${opts.timeout} s (killed)` : `reader process died (${signal || 'exit ' + code})`;
-        const tail = stderr.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
-        results.set(victim, { status: 'FAIL', msg: `${why}${tail ? ': ' + tail : ''}` });
-        start(rest.filter(n => n !== victim));
-      });
-    };
-    start(names);
-  });
+  return runIsolated(names,
+    pending => [SELF, '--worker', reader, manifest, pending.join(','), String(opts.mutate),
+      String(opts.seed), opts.cDecoder || '', opts.nativeStrict ? '1' : ''],
+    'name', opts.timeout);
 }
 
 async function main(argv) {

@@ -16,8 +16,7 @@
 // or hangs on one file fails that file only.
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import { spawn } from 'node:child_process';
+import { runIsolated } from './isolate.mjs';
 import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -88,40 +87,9 @@ async function worker(readerName, meta, files) {
 /* Runs one reader over all files in child processes; restarts after a crash
  * or timeout. Resolves to Map file -> {status, msg}. */
 function runReader(readerName, files, opts) {
-  const results = new Map();
-  return new Promise((resolve) => {
-    const startChild = (pending) => {
-      if (pending.length === 0) return resolve(results);
-      const args = [SELF, '--worker', readerName, ...(opts.meta ? ['--meta'] : []), ...pending];
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      let current = null, stderr = '', timer = null, timedOut = false;
-      const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeout * 1000);
-      };
-      arm();
-      child.stderr.on('data', d => { stderr = (stderr + d).slice(-2000); });
-      readline.createInterface({ input: child.stdout }).on('line', line => {
-        let o;
-        try { o = JSON.parse(line); } catch { return; }
-        arm();
-        if (o.start) current = o.start;
-        else if (o.file) { results.set(o.file, { status: o.status, msg: o.msg }); current = null; }
-      });
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        const rest = pending.filter(f => !results.has(f));
-        if (rest.length === 0) return resolve(results);
-        const victim = current || rest[0];
-        const why = timedOut ? `no result within ${opts.timeout} s (killed)`
-          : `reader process died (${signal || 'exit ' + code})`;
-        const tail = stderr.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
-        results.set(victim, { status: 'FAIL', msg: `${why}${tail ? ': ' + tail : ''}` });
-        startChild(rest.filter(f => f !== victim));
-      });
-    };
-    startChild(files);
-  });
+  return runIsolated(files,
+    pending => [SELF, '--worker', readerName, ...(opts.meta ? ['--meta'] : []), ...pending],
+    'file', opts.timeout);
 }
 
 async function main(argv) {
