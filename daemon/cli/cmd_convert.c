@@ -357,10 +357,15 @@ static int submit_batch(conv *c)
     /* Backpressure: reading waits while the workers are behind. A file is
      * at hand, so a few batches per worker keep them busy; reading further
      * ahead would only cost memory. One closed row group may wait for its
-     * encoder while the next fills; a second one stops reading. */
+     * encoder while the next fills; a second one stops reading. A row
+     * group closes once it holds max_bytes or a little more, so the limit
+     * is one and a half: at max_bytes itself, reading stopped at every
+     * close and one worker sat idle while the other encoded (an
+     * auto-shredded row group, converted first, made that 30% of a run). */
     size_t limit = c->cf.limits.max_buffered_bytes;
-    size_t rg = c->cf.output.row_group.max_bytes;
-    pl_wait_below(c->pl, limit < READ_AHEAD ? limit : READ_AHEAD, rg && rg < limit ? rg : limit);
+    size_t rg = c->cf.output.row_group.max_bytes, pending = rg + rg / 2;
+    pl_wait_below(c->pl, limit < READ_AHEAD ? limit : READ_AHEAD,
+                  rg && pending < limit ? pending : limit);
     return 0;
 }
 
