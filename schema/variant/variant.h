@@ -306,6 +306,35 @@ int vr_container_open(vr_container *c, const uint8_t *v, size_t len,
  * it is left alone for arrays. */
 int vr_container_get(const vr_container *c, uint32_t i, uint32_t *field_id,
                      const uint8_t **val, size_t *val_len, pq_err *err);
+/* Where element i of c starts and the bytes from there to the end of c's
+ * data, without finding the element's exact size (vr_container_get does):
+ * for walks that read a primitive or open a container there, which bound
+ * themselves. The caller keeps i < c->n. Inline: it runs per field. */
+static inline int vr_container_at(const vr_container *c, uint32_t i, const uint8_t **v,
+                                  size_t *avail, pq_err *err)
+{
+    const uint8_t *p = c->offsets + (size_t)i * c->offset_size;
+    size_t off = p[0];
+    for (unsigned b = 1; b < c->offset_size; b++)
+        off |= (size_t)p[b] << (8 * b);
+    if (off >= c->data_len)
+        return pq_err_set(err, PQ_EPARSE, "variant value: element %u at offset %zu outside "
+                          "%zu data bytes", i, off, c->data_len);
+    *v = c->data + off;
+    *avail = c->data_len - off;
+    return 0;
+}
+
+/* The field id of object field i (i < c->n). */
+static inline uint32_t vr_container_id(const vr_container *c, uint32_t i)
+{
+    const uint8_t *p = c->ids + (size_t)i * c->id_size;
+    uint32_t v = p[0];
+    for (unsigned b = 1; b < c->id_size; b++)
+        v |= (uint32_t)p[b] << (8 * b);
+    return v;
+}
+
 /* Binary search by name. Returns 1 and the value if found, 0 if absent. */
 int vr_object_find(const vr_container *c, const vr_meta *m, const char *name,
                    size_t len, const uint8_t **val, size_t *val_len,

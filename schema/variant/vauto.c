@@ -87,14 +87,22 @@ static int cmp_name(const char *a, size_t la, const char *b, size_t lb)
 
 /* The child named key, added when new; NULL when the node limit is
  * reached (the field is then not tracked: it stays unshredded). */
-static va_node *kid(va_stats *s, va_node *n, const char *key, size_t len, bool *nomem)
+static va_node *kid(va_stats *s, va_node *n, const char *key, size_t len, size_t *hint,
+                    bool *nomem)
 {
+    /* An object's fields come in name order, as n's kids do: the field
+     * after the last one found is usually the next kid. */
+    if (*hint < n->n_kids &&
+        cmp_name(n->kids[*hint]->name, n->kids[*hint]->name_len, key, len) == 0)
+        return n->kids[(*hint)++];
     size_t lo = 0, hi = n->n_kids;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = cmp_name(n->kids[mid]->name, n->kids[mid]->name_len, key, len);
-        if (c == 0)
+        if (c == 0) {
+            *hint = mid + 1;
             return n->kids[mid];
+        }
         if (c < 0)
             lo = mid + 1;
         else
@@ -118,6 +126,7 @@ static va_node *kid(va_stats *s, va_node *n, const char *key, size_t len, bool *
     memmove(&n->kids[lo + 1], &n->kids[lo], (n->n_kids - lo) * sizeof *n->kids);
     n->kids[lo] = c;
     n->n_kids++;
+    *hint = lo + 1;
     return c;
 }
 
@@ -178,16 +187,16 @@ static int observe_container(va_stats *s, va_node *n, const vr_meta *m, const ui
     if (rc != 0 || depth >= s->lim.max_depth)
         return rc;
     bool nomem = false;
+    size_t hint = 0;
     for (uint32_t i = 0; rc == 0 && i < c.n; i++) {
-        uint32_t id = 0;
-        const uint8_t *fv;
-        size_t fl;
+        const uint8_t *fv = NULL;
+        size_t fl = 0;
         vr_str key;
-        rc = vr_container_get(&c, i, &id, &fv, &fl, err);
+        rc = vr_container_at(&c, i, &fv, &fl, err);
         va_node *k = NULL;
         if (rc == 0 && c.basic == VR_BASIC_OBJECT) {
-            rc = vr_meta_key(m, id, &key, err);
-            k = rc ? NULL : kid(s, n, key.s, key.len, &nomem);
+            rc = vr_meta_key(m, vr_container_id(&c, i), &key, err);
+            k = rc ? NULL : kid(s, n, key.s, key.len, &hint, &nomem);
         } else if (rc == 0) {
             k = n->elem ? n->elem : (n->elem = node_new(s, "", 0));
             nomem = k == NULL && s->n_nodes < VA_MAX_NODES;

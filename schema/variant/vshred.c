@@ -418,36 +418,6 @@ static inline int field_for_id(const vs_ctx *x, size_t mi, uint32_t id, int32_t 
 
 /* ---- objects ------------------------------------------------------------- */
 
-/* The field id of object field i (little-endian, id_size bytes). */
-static inline uint32_t field_id_at(const vr_container *c, uint32_t i)
-{
-    const uint8_t *p = c->ids + (size_t)i * c->id_size;
-    uint32_t v = p[0];
-    if (c->id_size > 1) /* a shared dictionary of < 256 keys: one byte */
-        for (unsigned b = 1; b < c->id_size; b++)
-            v |= (uint32_t)p[b] << (8 * b);
-    return v;
-}
-
-/* Where element i of c starts, and the bytes from there to the end of
- * c's data: its exact size is found only where a copy needs it (a
- * primitive's read and a container's header bound themselves). */
-static inline int elem_at(const vs_ctx *x, const vr_container *c, uint32_t i,
-                          const uint8_t **v, size_t *avail)
-{
-    const uint8_t *p = c->offsets + (size_t)i * c->offset_size;
-    size_t off = p[0];
-    if (c->offset_size > 1) /* small values keep most offsets to one byte */
-        for (unsigned b = 1; b < c->offset_size; b++)
-            off |= (size_t)p[b] << (8 * b);
-    if (off >= c->data_len)
-        return pq_err_set(x->err, PQ_EPARSE, "variant value: element %u at offset %zu outside "
-                          "%zu data bytes", i, off, c->data_len);
-    *v = c->data + off;
-    *avail = c->data_len - off;
-    return 0;
-}
-
 /* The object's fields that sh does not shred, as a partial object in
  * `value` (null when there are none); found = fields of c that sh
  * shreds. Kept values are copied byte for byte, in the object's order. */
@@ -465,7 +435,7 @@ static int put_rest(const vs_ctx *x, const sc_shred *sh, size_t mi, const vr_con
     size_t n = 0;
     int rc = PQ_OK;
     for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
-        uint32_t id = field_id_at(c, i);
+        uint32_t id = vr_container_id(c, i);
         int32_t f;
         rc = field_for_id(x, mi, id, &f);
         if (rc != 0 || f >= 0)
@@ -514,7 +484,7 @@ static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container 
     size_t found = 0;
     for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
         int32_t f;
-        rc = field_for_id(x, mi, field_id_at(c, i), &f);
+        rc = field_for_id(x, mi, vr_container_id(c, i), &f);
         if (rc != 0 || f < 0)
             continue;
         uint64_t *seen = &x->st->maps[mi].seen[f];
@@ -525,7 +495,7 @@ static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container 
         found++;
         const uint8_t *fv = NULL;
         size_t avail = 0;
-        rc = elem_at(x, c, i, &fv, &avail);
+        rc = vr_container_at(c, i, &fv, &avail, x->err);
         rc = rc ? rc : write_node(x, sh->fields[f].shred, fv, avail, rep);
     }
     for (size_t f = 0; rc == 0 && found < sh->n_fields && f < sh->n_fields; f++) {
@@ -548,7 +518,7 @@ static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *
     for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
         const uint8_t *ev = NULL;
         size_t avail = 0;
-        rc = elem_at(x, c, i, &ev, &avail);
+        rc = vr_container_at(c, i, &ev, &avail, x->err);
         rc = rc ? rc : write_node(x, sh->elem, ev, avail, i == 0 ? rep : sh->elem->rep);
     }
     return rc;
