@@ -95,7 +95,10 @@ EOF
     R_CPU=$(cpu_seconds "$DPID")
     kill -TERM "$DPID"
     while alive "$DPID"; do
-        R_CPU=$(cpu_seconds "$DPID" || echo "$R_CPU")
+        # empty once the process is gone (the pipe's status is awk's, 0):
+        # keep the last reading then, not an empty one printed as 0.00
+        c=$(cpu_seconds "$DPID")
+        [ -n "$c" ] && R_CPU=$c
         sleep 0.05
     done
     t1=$(date +%s.%N)
