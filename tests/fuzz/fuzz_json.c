@@ -18,7 +18,7 @@
  * is compiled in here from its source. */
 #include "../support/variant_read.c"
 #include "fuzz_numrule.h"
-#include "shred_int.h"
+#include "shred_value.h"
 
 #include <assert.h>
 #include <errno.h>
