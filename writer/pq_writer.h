@@ -226,6 +226,16 @@ uint64_t pq_encoded_rows(const pq_encoded *e);
 struct pq_rowgroup;
 int pq_writer_encode(pq_writer *w, const struct pq_rowgroup *rg, int32_t ordinal,
                      pq_encoded *e, pq_err *err);
+/* One row group's encoding split between threads: each part encodes the
+ * leaves [first, end) (same rg and ordinal; together the parts cover every
+ * leaf, in order), then pq_encoded_join appends each next part to the
+ * first (its bytes copied, its chunks moved; part is left empty), and
+ * the first is appended as a whole. pq_writer_encode is the one part
+ * [0, leaves). */
+int pq_writer_encode_leaves(pq_writer *w, const struct pq_rowgroup *rg, int32_t ordinal,
+                            size_t first, size_t end, pq_encoded *e, pq_err *err);
+int pq_encoded_join(pq_encoded *e, pq_encoded *part, pq_err *err);
+
 /* Writes e's bytes to the sink at the current offset, rebasing its page,
  * dictionary and index offsets, and records its metadata for the footer.
  * Ordinals must arrive in order without gaps (PQ_ESTATE otherwise). After

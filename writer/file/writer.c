@@ -29,6 +29,7 @@ struct pq_encoded {
     size_t n_chunks;
     uint64_t rows;               /* of the last encode, kept after append */
     int32_t ordinal;
+    size_t first_leaf, end_leaf; /* the leaves encoded: [first, end) */
     bool ready;                  /* encoded and not yet appended */
 };
 
@@ -423,7 +424,7 @@ static int encode_chunks(const pq_writer *w, const pq_rowgroup *rg, pq_encoded *
                          pq_err *err)
 {
     pq_out out = {.mem = &e->bytes};
-    for (size_t i = 0; i < w->n_cols; i++) {
+    for (size_t i = e->first_leaf; i < e->end_leaf; i++) {
         pq_chunk_opts o = w->chunk_opts[i];
         o.row_group = e->ordinal;
         pq_chunk_meta *m = &e->meta.chunks[i];
@@ -439,14 +440,25 @@ static int encode_chunks(const pq_writer *w, const pq_rowgroup *rg, pq_encoded *
 int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_encoded *e,
                      pq_err *err)
 {
+    return pq_writer_encode_leaves(w, rg, ordinal, 0, w->n_cols, e, err);
+}
+
+int pq_writer_encode_leaves(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, size_t first,
+                            size_t end, pq_encoded *e, pq_err *err)
+{
     encoded_drop(e);
     pq_buf_reset(&e->bytes);
     e->rows = 0;
     int rc = encode_check(w, rg, ordinal, err);
     if (rc != 0)
         return rc;
+    if (first > end || end > w->n_cols)
+        return pq_err_set(err, PQ_EINVAL, "writer: leaves %zu..%zu of %zu", first, end,
+                          w->n_cols);
     e->w = w;
     e->ordinal = ordinal;
+    e->first_leaf = first;
+    e->end_leaf = end;
     e->meta.num_rows = (int64_t)pq_rowgroup_rows(rg);
     if (e->meta.num_rows == 0) {
         e->ready = true; /* append skips it */
@@ -456,9 +468,18 @@ int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_en
      * it, so the buffer does not grow by copying what it holds (untouched
      * capacity costs address space, not memory). A no-op once e has
      * encoded a row group this large. */
+    size_t room = 0;
+    if (first == 0 && end == w->n_cols) {
+        room = pq_rowgroup_buffered_bytes(rg);
+    } else { /* a part: its own leaves' share, the first part all of it */
+        for (size_t i = first; i < end; i++)
+            room += pq_column_buffered_bytes(&rg->cols[i]);
+        if (first == 0)
+            room = pq_rowgroup_buffered_bytes(rg);
+    }
     e->meta.chunks = calloc(w->n_cols, sizeof *e->meta.chunks);
     e->n_chunks = e->meta.chunks ? w->n_cols : 0;
-    if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, pq_rowgroup_buffered_bytes(rg)) != 0)
+    if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, room) != 0)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     rc = encode_chunks(w, rg, e, err);
     if (rc != 0) {
@@ -497,6 +518,30 @@ static void rebase_chunk(pq_chunk_meta *m, int64_t base)
         m->pages[p].offset += base;
 }
 
+int pq_encoded_join(pq_encoded *e, pq_encoded *part, pq_err *err)
+{
+    if (!e->ready || !part->ready || e->w != part->w || e->ordinal != part->ordinal ||
+        e->meta.num_rows != part->meta.num_rows || e->end_leaf != part->first_leaf)
+        return pq_err_set(err, PQ_ESTATE, "writer: joining parts of different row groups, "
+                          "or out of leaf order");
+    if (part->meta.num_rows > 0) {
+        int64_t base = (int64_t)e->bytes.len;
+        if (pq_buf_append(&e->bytes, part->bytes.data, part->bytes.len) != 0)
+            return pq_err_set(err, PQ_ENOMEM, "writer: out of memory joining a row group");
+        for (size_t i = part->first_leaf; i < part->end_leaf; i++) {
+            rebase_chunk(&part->meta.chunks[i], base);
+            e->meta.chunks[i] = part->meta.chunks[i]; /* moves its buffers */
+            memset(&part->meta.chunks[i], 0, sizeof part->meta.chunks[i]);
+        }
+        e->meta.total_byte_size += part->meta.total_byte_size;
+        e->meta.total_compressed_size += part->meta.total_compressed_size;
+    }
+    e->end_leaf = part->end_leaf;
+    encoded_drop(part);
+    pq_buf_reset(&part->bytes);
+    return PQ_OK;
+}
+
 int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
 {
     if (w->closed || w->failed)
@@ -504,6 +549,9 @@ int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
     if (!e->ready || e->w != w)
         return pq_err_set(err, PQ_ESTATE, "writer: append of a row group not encoded "
                           "for this writer (or already appended)");
+    if (e->first_leaf != 0 || e->end_leaf != w->n_cols)
+        return pq_err_set(err, PQ_ESTATE, "writer: append of a row group with leaves "
+                          "%zu..%zu of %zu encoded", e->first_leaf, e->end_leaf, w->n_cols);
     if (e->meta.num_rows == 0) {
         e->ready = false;
         return PQ_OK;

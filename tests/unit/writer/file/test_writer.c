@@ -513,7 +513,10 @@ static void assert_file_holds(const pqc_file *f, pq_rowgroup **rgs, size_t n_rgs
     }
 }
 
-/* ---- four encoders, one appender ---------------------------------------------- */
+/* ---- four encoders, one appender ---------------------------------------------- *
+ * Some row groups are encoded in parts of leaves and joined
+ * (pq_writer_encode_leaves, pq_encoded_join), as the pipeline splits a
+ * large one between workers. */
 
 #define PAR_THREADS 4
 #define PAR_GROUPS 12
@@ -528,6 +531,26 @@ typedef struct par_run {
     atomic_int next;
 } par_run;
 
+/* Row group k in k % 3 + 1 parts of leaves (pq_writer_encode_leaves),
+ * joined in order into enc: the file must not tell the difference. */
+static int encode_in_parts(par_run *p, int k)
+{
+    size_t leaves = pq_schema_num_leaves(pq_writer_schema(p->w)), parts = (size_t)k % 3 + 1;
+    if (parts == 1)
+        return pq_writer_encode(p->w, p->rgs[k], k, p->enc[k], &p->err[k]);
+    pq_encoded *part = enc_new();
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < parts; i++) {
+        size_t first = leaves * i / parts, end = leaves * (i + 1) / parts;
+        pq_encoded *e = i == 0 ? p->enc[k] : part;
+        rc = pq_writer_encode_leaves(p->w, p->rgs[k], k, first, end, e, &p->err[k]);
+        if (rc == 0 && i > 0)
+            rc = pq_encoded_join(p->enc[k], part, &p->err[k]);
+    }
+    pq_encoded_destroy(part);
+    return rc;
+}
+
 /* Takes row groups in ordinal order and encodes them; each result is
  * published with a release store the appender acquires. */
 static void *par_encoder(void *arg)
@@ -537,7 +560,7 @@ static void *par_encoder(void *arg)
         int k = atomic_fetch_add(&p->next, 1);
         if (k >= PAR_GROUPS)
             return NULL;
-        p->rc[k] = pq_writer_encode(p->w, p->rgs[k], k, p->enc[k], &p->err[k]);
+        p->rc[k] = encode_in_parts(p, k);
         atomic_store_explicit(&p->done[k], 1, memory_order_release);
     }
 }
@@ -851,6 +874,23 @@ static void test_writer_encode_refuses_what_it_cannot_encode(void **state)
     assert_int_equal(pq_writer_encode(g.w, ok, 0, e, &err), 0);
     assert_int_equal(pq_writer_append_encoded(f.w, e, &err), PQ_ESTATE);
     assert_int_equal(pq_writer_append_encoded(g.w, e, &err), 0);
+    /* parts: only every leaf, joined in order, may be appended */
+    size_t leaves = pq_schema_num_leaves(pq_writer_schema(g.w));
+    pq_rowgroup *two = fixture_rows(&g, 1, 2);
+    pq_encoded *part = enc_new();
+    assert_int_equal(pq_writer_encode_leaves(g.w, two, 1, 1, leaves, e, &err), 0);
+    assert_int_equal(pq_writer_append_encoded(g.w, e, &err), PQ_ESTATE);
+    assert_non_null(strstr(err.msg, "leaves"));
+    assert_int_equal(pq_writer_encode_leaves(g.w, two, 1, 0, 1, part, &err), 0);
+    assert_int_equal(pq_encoded_join(e, part, &err), PQ_ESTATE); /* out of order */
+    assert_int_equal(pq_writer_encode_leaves(g.w, two, 1, 0, leaves + 1, part, &err),
+                     PQ_EINVAL);
+    assert_int_equal(pq_writer_encode_leaves(g.w, two, 1, 0, 1, e, &err), 0);
+    assert_int_equal(pq_writer_encode_leaves(g.w, two, 1, 1, leaves, part, &err), 0);
+    assert_int_equal(pq_encoded_join(e, part, &err), 0);
+    assert_int_equal(pq_writer_append_encoded(g.w, e, &err), 0);
+    pq_encoded_destroy(part);
+    pq_rowgroup_destroy(two);
     pq_encoded_destroy(e);
     pq_rowgroup_destroy(rg);
     pq_rowgroup_destroy(other);
