@@ -84,9 +84,11 @@ pl_job *pl_job_get(pl_pipeline *p, pq_err *err)
         pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
         return NULL;
     }
-    pq_encoded *enc = j->enc;
+    pq_encoded *enc = j->enc, *parts[PL_ENCODE_PARTS];
+    memcpy(parts, j->part_enc, sizeof parts);
     memset(j, 0, sizeof *j);
     j->enc = enc;
+    memcpy(j->part_enc, parts, sizeof parts);
     return j;
 }
 
@@ -221,6 +223,8 @@ void pl_pools_free(pl_pipeline *p)
         pl_job *j = p->free_jobs;
         p->free_jobs = j->next;
         pq_encoded_destroy(j->enc);
+        for (size_t k = 0; k < PL_ENCODE_PARTS; k++)
+            pq_encoded_destroy(j->part_enc[k]);
         free(j);
     }
 }

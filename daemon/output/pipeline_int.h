@@ -25,6 +25,8 @@
 #define PL_WORKERS_MAX 64
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
 #define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
+#define PL_ENCODE_PARTS 4        /* workers that may share one row group's encoding */
+#define PL_SPLIT_MIN_BYTES ((size_t)8 << 20) /* smaller row groups encode whole */
 
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
@@ -60,12 +62,25 @@ typedef struct pl_file {
 
 typedef enum pl_job_kind { PL_JOB_ROWGROUP, PL_JOB_CLOSE } pl_job_kind;
 
-/* One row group to encode and append, or the close of a file. */
+/* One row group to encode and append, or the close of a file.
+ *
+ * A large row group is encoded by several workers at once (workers.c): the
+ * first to take it converts it (auto-shredded files) and cuts its leaves
+ * into n_parts ranges by buffered bytes; part k encodes leaves
+ * [cut[k], cut[k+1]) into part_enc[k] (part 0 into enc) while the job
+ * stays at the head of the encode queue for the next part's taker; the
+ * last part to finish joins them into enc in leaf order. */
 typedef struct pl_job {
     pl_job_kind kind;
     pl_file *file;
     pq_rowgroup *rg;             /* until encoded */
+    pq_rowgroup *enc_rg;         /* what is encoded: rg or its conversion */
     pq_encoded *enc;
+    pq_encoded *part_enc[PL_ENCODE_PARTS]; /* [0] unused; kept with the job */
+    size_t cut[PL_ENCODE_PARTS + 1];
+    size_t n_parts, next_part, parts_done;
+    int part_rc;                 /* the first failing part's code and error */
+    pq_err part_err;
     int32_t ordinal;
     uint64_t rows;
     size_t mem;                  /* counted in pending_rows_mem */
@@ -93,6 +108,7 @@ struct pl_pipeline {
     size_t n_auto;
     pl_worker *workers;
     size_t n_workers;
+    size_t split_min_bytes;      /* row groups this large share their encoding */
 
     pthread_mutex_t mu;
     pthread_cond_t work_cv;      /* workers wait for work */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "column.h"
 #include "counters.h"
 
 /* ---- failure: the cleanup a worker does once every stage is idle ------- */
@@ -46,6 +47,8 @@ static void cleanup(pl_pipeline *p)
     while (p->job_head != NULL) {
         pl_job *j = p->job_head;
         p->job_head = j->next;
+        if (j->enc_rg != NULL && j->enc_rg != j->rg) /* a conversion, parts unfinished */
+            pq_rowgroup_destroy(j->enc_rg);
         pl_rowgroup_put(p, j->rg);
         j->rg = NULL;
         pl_job_put(p, j);
@@ -70,14 +73,90 @@ static void cleanup(pl_pipeline *p)
 
 /* ---- workers -------------------------------------------------------------- */
 
-static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j)
+/* How many workers share j's encoding, and the leaves each takes
+ * (j->cut), balanced by buffered bytes; 1 for a small row group, where a
+ * split would cost more than it saves. Runs before the job is shared. */
+static size_t plan_parts(const pl_pipeline *p, pl_job *j)
+{
+    const pq_rowgroup *rg = j->enc_rg;
+    size_t leaves = pq_schema_num_leaves(pq_rowgroup_schema(rg));
+    size_t total = pq_rowgroup_buffered_bytes(rg);
+    size_t n = p->n_workers < PL_ENCODE_PARTS ? p->n_workers : PL_ENCODE_PARTS;
+    if (n > leaves)
+        n = leaves;
+    if (total < p->split_min_bytes || n < 2)
+        n = 1;
+    for (size_t k = 1; k < n; k++)
+        if (j->part_enc[k] == NULL && (j->part_enc[k] = pq_encoded_new()) == NULL)
+            n = k; /* out of memory: fewer parts, still right */
+    j->cut[0] = 0;
+    size_t k = 1, acc = 0;
+    for (size_t i = 0; i < leaves && k < n; i++) {
+        acc += pq_column_buffered_bytes(pq_rowgroup_column((pq_rowgroup *)rg, i));
+        /* leave at least one leaf for each part still to come */
+        if (acc >= total / n * k || leaves - (i + 1) == n - k)
+            j->cut[k++] = i + 1;
+    }
+    n = k;
+    j->cut[n] = leaves;
+    return n;
+}
+
+/* Part 0: the conversion of an auto-shredded file's row group and the plan;
+ * then the job goes back to the head of the encode queue, so idle workers
+ * take the other parts while this one encodes its own. */
+static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
+{
+    int rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
+    size_t n = rc ? 1 : plan_parts(p, j);
+    pthread_mutex_lock(&p->mu);
+    j->n_parts = n;
+    j->next_part = 1;
+    if (n > 1) {
+        j->next_encode = p->encode_head;
+        p->encode_head = j;
+        if (p->encode_tail == NULL)
+            p->encode_tail = j;
+        pthread_cond_broadcast(&p->work_cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/* The last part done: the others joined into j->enc in leaf order (no
+ * other worker touches j now), buffers back to their pools. */
+static int finish_parts(pl_pipeline *p, pl_job *j, pq_err *e)
+{
+    int rc = j->part_rc;
+    if (rc != 0)
+        *e = j->part_err;
+    for (size_t k = 1; rc == 0 && k < j->n_parts; k++)
+        rc = pq_encoded_join(j->enc, j->part_enc[k], e);
+    if (j->enc_rg != NULL && j->enc_rg != j->rg)
+        pl_auto_put(p, j->file, j->enc_rg);
+    j->enc_rg = NULL;
+    return rc;
+}
+
+/* Encodes part k of j (part 0 prepares the parts first) and returns with
+ * the lock held, as work_once expects. */
+static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
 {
     pq_err e = {0};
-    pq_rowgroup *rg = NULL;
-    int rc = pl_auto_convert(p, wk, j, &rg, &e);
-    rc = rc ? rc : pq_writer_encode(j->file->w, rg, j->ordinal, j->enc, &e);
-    if (rg != NULL && rg != j->rg)
-        pl_auto_put(p, j->file, rg);
+    int rc = k == 0 ? prepare_parts(p, wk, j, &e) : 0;
+    pq_encoded *out = k == 0 ? j->enc : j->part_enc[k];
+    if (rc == 0)
+        rc = pq_writer_encode_leaves(j->file->w, j->enc_rg, j->ordinal, j->cut[k],
+                                     j->cut[k + 1], out, &e);
+    pthread_mutex_lock(&p->mu);
+    if (rc != 0 && j->part_rc == 0) {
+        j->part_rc = rc;
+        j->part_err = e;
+    }
+    if (++j->parts_done < j->n_parts)
+        return;
+    pthread_mutex_unlock(&p->mu);
+    rc = finish_parts(p, j, &e);
     pthread_mutex_lock(&p->mu);
     pl_rowgroup_put(p, j->rg);
     j->rg = NULL;
@@ -109,12 +188,19 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     }
     pl_job *j = p->encode_head;
     pl_batch *b = p->shred_head;
+    size_t part = 0;
     if (j == NULL && b == NULL)
         return false;
     if (j != NULL) {
-        p->encode_head = j->next_encode;
-        if (p->encode_head == NULL)
-            p->encode_tail = NULL;
+        /* part 0 takes the job out until its parts are planned */
+        part = j->next_part;
+        if (part > 0)
+            j->next_part++;
+        if (part == 0 || j->next_part >= j->n_parts) {
+            p->encode_head = j->next_encode;
+            if (p->encode_head == NULL)
+                p->encode_tail = NULL;
+        }
     } else {
         p->shred_head = b->next_shred;
         if (p->shred_head == NULL)
@@ -125,7 +211,7 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     pthread_mutex_unlock(&p->mu);
     int64_t t0 = pl_mono_us();
     if (j != NULL)
-        run_encode(p, wk, j);
+        run_encode(p, wk, j, part);
     else
         run_shred(p, wk, b);
     dm_add(&dm_counters_global.worker_busy_us, (uint64_t)(pl_mono_us() - t0));
@@ -245,6 +331,14 @@ static size_t worker_count(size_t want)
     return n < 1 ? 1 : n > PL_WORKERS_MAX ? PL_WORKERS_MAX : (size_t)n;
 }
 
+/* PL_SPLIT_MIN_BYTES, or PARQD_ENCODE_SPLIT_BYTES from the environment
+ * (tests split even small row groups, to compare the bytes with 1 worker) */
+static size_t split_min_bytes(void)
+{
+    const char *env = getenv("PARQD_ENCODE_SPLIT_BYTES");
+    return env != NULL ? (size_t)strtoull(env, NULL, 10) : PL_SPLIT_MIN_BYTES;
+}
+
 static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
 {
     p->cfg = *cfg;
@@ -266,6 +360,7 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
 static int start_workers(pl_pipeline *p, pq_err *err)
 {
     p->n_workers = worker_count(p->cfg.workers);
+    p->split_min_bytes = split_min_bytes();
     p->workers = calloc(p->n_workers, sizeof *p->workers);
     if (p->workers == NULL)
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");

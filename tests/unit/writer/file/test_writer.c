@@ -535,7 +535,8 @@ typedef struct par_run {
  * joined in order into enc: the file must not tell the difference. */
 static int encode_in_parts(par_run *p, int k)
 {
-    size_t leaves = pq_schema_num_leaves(pq_writer_schema(p->w)), parts = (size_t)k % 3 + 1;
+    size_t leaves = pq_schema_num_leaves(pq_rowgroup_schema(p->rgs[k]));
+    size_t parts = (size_t)k % 3 + 1;
     if (parts == 1)
         return pq_writer_encode(p->w, p->rgs[k], k, p->enc[k], &p->err[k]);
     pq_encoded *part = enc_new();
@@ -875,7 +876,7 @@ static void test_writer_encode_refuses_what_it_cannot_encode(void **state)
     assert_int_equal(pq_writer_append_encoded(f.w, e, &err), PQ_ESTATE);
     assert_int_equal(pq_writer_append_encoded(g.w, e, &err), 0);
     /* parts: only every leaf, joined in order, may be appended */
-    size_t leaves = pq_schema_num_leaves(pq_writer_schema(g.w));
+    size_t leaves = pq_schema_num_leaves(g.schema);
     pq_rowgroup *two = fixture_rows(&g, 1, 2);
     pq_encoded *part = enc_new();
     assert_int_equal(pq_writer_encode_leaves(g.w, two, 1, 1, leaves, e, &err), 0);
