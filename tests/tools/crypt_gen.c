@@ -32,6 +32,7 @@
 #include "pq_writer.h"
 #include "pqcrypt.h"
 #include "tmpdir.h"
+#include "memsink.h"
 
 static const char KEY_FOOTER[] = "parqd-footer-k01";                 /* AES-128 */
 static const char KEY_FOOTER256[] = "parqd-footer-key-256-bit-0000001"; /* AES-256 */
@@ -105,12 +106,6 @@ typedef struct file_out {
     pq_schema *s;
 } file_out;
 
-static int mem_write(void *ctx, const void *data, size_t n, pq_err *err)
-{
-    (void)err;
-    return pq_buf_append(ctx, data, n);
-}
-
 static pq_schema *make_schema(const shape *sh, pq_err *err)
 {
     pq_schema *s = pq_schema_new(NULL);
@@ -167,7 +162,7 @@ static int write_shape(const shape *sh, pq_crypto_key *kf, pq_crypto_key *kc1,
     o.page_max_rows = sh->page_rows ? sh->page_rows : 1000000;
     o.row_group_max_rows = sh->rg_rows;
     pq_writer *w = NULL;
-    int rc = pq_writer_open(&w, s, &o, (pq_sink){ .ctx = out, .write = mem_write }, err);
+    int rc = pq_writer_open(&w, s, &o, pqt_mem_sink(out), err);
     for (uint64_t r = 0; rc == 0 && r < sh->rows; r++) {
         char name[32];
         snprintf(name, sizeof name, "name-%u", (unsigned)(r % 37));

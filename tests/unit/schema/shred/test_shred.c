@@ -15,6 +15,7 @@
 #include "colspec.h"
 #include "shred.h"
 #include "variant_read.h"
+#include "memsink.h"
 
 typedef struct rig {
     sc_schema *spec;
@@ -25,12 +26,6 @@ typedef struct rig {
     pq_err err;
 } rig;
 
-static int mem_write(void *ctx, const void *data, size_t n, pq_err *err)
-{
-    (void)err;
-    return pq_buf_append(ctx, data, n);
-}
-
 static void rig_open(rig *r, const char *yaml)
 {
     memset(r, 0, sizeof *r);
@@ -40,7 +35,7 @@ static void rig_open(rig *r, const char *yaml)
         fail_msg("schema: %s", r->err.msg);
     if (sc_build_parquet_schema(r->spec, &r->ps, &r->err) != 0)
         fail_msg("build: %s", r->err.msg);
-    pq_sink sink = {.ctx = &r->out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&r->out);
     if (pq_writer_open(&r->w, r->ps, NULL, sink, &r->err) != 0)
         fail_msg("open: %s", r->err.msg);
     if (sh_shredder_new(&r->sh, r->spec, &r->err) != 0)

@@ -43,6 +43,7 @@
 
 #define CASE_DIR PQ_TESTDATA "/parquet-testing/shredded_variant"
 #include "vshred_rebuild.h"
+#include "memsink.h"
 
 /* ---- Parquet schema -> schema-language YAML ---------------------------------- */
 
@@ -356,7 +357,7 @@ static void case_write(caserun *cr)
 {
     pq_err err = {0};
     pq_writer *w;
-    pq_sink sink = {.ctx = &cr->file, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&cr->file);
     fail_if(pq_writer_open(&w, cr->ps, NULL, sink, &err), &err, "writer");
     const leafdata *id = leaf_by_path(&cr->theirs, "id");
     assert_non_null(id);
@@ -562,7 +563,7 @@ static void write_one_and_check(caserun *cr, const uint8_t *meta, size_t mlen,
     pq_writer *w;
     pq_buf file;
     pq_buf_init(&file);
-    pq_sink sink = {.ctx = &file, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&file);
     fail_if(pq_writer_open(&w, cr->ps, NULL, sink, &err), &err, "writer");
     vs_state st;
     vs_state_init(&st);

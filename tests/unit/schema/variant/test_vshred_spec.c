@@ -23,6 +23,7 @@
 
 #define CASE_DIR PQ_TESTDATA "/parquet-testing/shredded_variant"
 #include "vshred_rebuild.h"
+#include "memsink.h"
 
 /* ---- tests: the spec's examples, in the writer's column buffers ---------------- */
 
@@ -45,7 +46,7 @@ static void rig_open(rig *r, const char *yaml)
     fail_if(sc_schema_load_buffer("t.yaml", yaml, strlen(yaml), &r->spec, &r->err), &r->err,
             "schema");
     fail_if(sc_build_parquet_schema(r->spec, &r->ps, &r->err), &r->err, "build");
-    pq_sink sink = {.ctx = &r->out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&r->out);
     fail_if(pq_writer_open(&r->w, r->ps, NULL, sink, &r->err), &r->err, "open");
 }
 
@@ -451,7 +452,7 @@ static void test_vshred_json_records_through_the_shredder(void **state)
     pq_buf_init(&out);
     fail_if(sc_schema_load_buffer("t.yaml", yaml, strlen(yaml), &spec, &err), &err, "load");
     fail_if(sc_build_parquet_schema(spec, &ps, &err), &err, "build");
-    pq_sink sink = {.ctx = &out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&out);
     fail_if(pq_writer_open(&w, ps, NULL, sink, &err), &err, "open");
     fail_if(sh_shredder_new(&sh, spec, &err), &err, "shredder");
     const char *lines[] = {
@@ -655,7 +656,7 @@ static void test_vshred_random_round_trip(void **state)
     pq_writer *w;
     pq_buf file;
     pq_buf_init(&file);
-    pq_sink sink = {.ctx = &file, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&file);
     fail_if(pq_writer_open(&w, cr.ps, &o, sink, &err), &err, "open");
     vr_builder b;
     assert_int_equal(vr_builder_init(&b, NULL), 0);
@@ -754,7 +755,7 @@ static void test_vshred_field_maps_follow_metadata_changes(void **state)
     pq_writer *w;
     pq_buf file;
     pq_buf_init(&file);
-    pq_sink sink = {.ctx = &file, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&file);
     fail_if(pq_writer_open(&w, cr.ps, NULL, sink, &err), &err, "open");
     vs_state st;
     vs_state_init(&st);

@@ -26,6 +26,7 @@
 #include "shred.h"
 #include "variant_read.h"
 #include "vshred.h"
+#include "memsink.h"
 
 #define CASE_DIR PQ_TESTDATA "/parquet-testing/shredded_variant"
 
@@ -692,12 +693,6 @@ typedef struct caserun {
     bool have_ours;
     pq_buf file;
 } caserun;
-
-static inline int mem_write(void *ctx, const void *data, size_t n, pq_err *err)
-{
-    (void)err;
-    return pq_buf_append(ctx, data, n);
-}
 
 static inline bool ends_with(const char *s, const char *suffix)
 {

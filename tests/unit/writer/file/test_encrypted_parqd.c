@@ -44,6 +44,7 @@
 #include "pq_writer.h"
 #include "pqcrypt.h"
 #include "thrift_read.h"
+#include "memsink.h"
 
 /* ---- configuration ------------------------------------------------------- */
 
@@ -296,12 +297,6 @@ static void gen_free(gen *g)
     memset(g, 0, sizeof *g);
 }
 
-static int mem_write(void *ctx, const void *data, size_t n, pq_err *err)
-{
-    (void)err;
-    return pq_buf_append(ctx, data, n);
-}
-
 /* Which key id encrypts a leaf in a layout: "" footer key, NULL none. */
 static const char *leaf_key(int layout, int leaf)
 {
@@ -348,7 +343,7 @@ static void write_file(const cfg *c, keys *K, size_t rows, size_t rg_rows, size_
     o.row_group_max_rows = rg_rows;
     pq_err err = { 0 };
     pq_buf_init(out);
-    if (pq_writer_open(&g->w, g->s, &o, (pq_sink){ .ctx = out, .write = mem_write }, &err) != 0)
+    if (pq_writer_open(&g->w, g->s, &o, pqt_mem_sink(out), &err) != 0)
         fail_msg("%s: open: %s", c->name, err.msg);
     for (size_t r = 0; r < rows; r++) {
         gen_row(g, r);

@@ -28,12 +28,7 @@
 #include "pqcrypt.h"
 #include "rowgen.h"
 #include "rowgroup.h"
-
-static int mem_write(void *ctx, const void *data, size_t n, pq_err *err)
-{
-    (void)err;
-    return pq_buf_append(ctx, data, n);
-}
+#include "memsink.h"
 
 /* schema: required int64 id; optional group tags (LIST) of optional string */
 static pq_schema *make_schema(void)
@@ -60,7 +55,7 @@ static void open_fixture(fixture *f, const pq_writer_opts *opts)
     pq_err err = {0};
     f->schema = make_schema();
     pq_buf_init(&f->out);
-    pq_sink sink = {.ctx = &f->out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&f->out);
     if (pq_writer_open(&f->w, f->schema, opts, sink, &err) != 0)
         fail_msg("open: %s", err.msg);
 }
@@ -199,7 +194,7 @@ static void test_writer_open_rejects_encoding_not_valid_for_type(void **state)
     pq_buf out;
     pq_buf_init(&out);
     pq_writer *w = NULL;
-    pq_sink sink = {.ctx = &out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&out);
     assert_int_equal(pq_writer_open(&w, s, NULL, sink, &err), PQ_EINVAL);
     assert_null(w);
     assert_non_null(strstr(err.msg, "column 's'"));
@@ -223,7 +218,7 @@ static void test_writer_encryption_rejects_unknown_column(void **state)
     pq_buf out;
     pq_buf_init(&out);
     pq_writer *w = NULL;
-    pq_sink sink = {.ctx = &out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(&out);
     assert_int_equal(pq_writer_open(&w, s, &o, sink, &err), PQ_EINVAL);
     assert_non_null(strstr(err.msg, "'nope' is not in the schema"));
     pq_schema_destroy(s);
@@ -299,7 +294,7 @@ static pq_writer *writer_open(pq_schema *s, const pq_writer_opts *o, pq_buf *out
     pq_err err = {0};
     pq_writer *w = NULL;
     pq_buf_init(out);
-    pq_sink sink = {.ctx = out, .write = mem_write};
+    pq_sink sink = pqt_mem_sink(out);
     if (pq_writer_open(&w, s, o, sink, &err) != 0)
         fail_msg("open: %s", err.msg);
     return w;
@@ -716,70 +711,6 @@ static pq_rowgroup *fixture_rows(fixture *f, int64_t first, int n)
     return rg;
 }
 
-/* One required double column with the given encoding, n values from gen;
- * returns the file's size. */
-static size_t double_file_size(pq_encoding enc, size_t n, double (*gen)(uint64_t *))
-{
-    pq_err err = {0};
-    pq_column_opts co;
-    pq_column_opts_default(&co);
-    co.encoding = enc;
-    co.dictionary = 0;
-    pq_schema *s = pq_schema_new(NULL);
-    pq_node_spec leaf = {.name = "x", .repetition = PQ_REQUIRED, .type = PQ_DOUBLE,
-                         .field_id = -1, .opts = &co};
-    assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) >= 0);
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    pq_buf out;
-    pq_writer *w = writer_open(s, &o, &out);
-    uint64_t state = 12345;
-    for (size_t i = 0; i < n; i++) {
-        assert_int_equal(pq_column_put_double(pq_writer_column(w, 0), 0, gen(&state)), 0);
-        assert_int_equal(pq_writer_end_row(w, &err), 0);
-    }
-    writer_close(w);
-    size_t size = out.len;
-    pq_buf_free(&out);
-    pq_schema_destroy(s);
-    return size;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-    *s = *s * 6364136223846793005u + 1442695040888963407u;
-    return *s >> 11;
-}
-
-/* Latencies as logs print them: three decimals, a few hundred ms. */
-static double gen_latency(uint64_t *s)
-{
-    return (double)(next_rand(s) % 400000) / 1000.0;
-}
-
-/* Sensor-like noise: one magnitude, random low mantissa bits. */
-static double gen_noise(uint64_t *s)
-{
-    return 1000.0 + (double)(next_rand(s) % 1000000) * 1e-9 * 1000.0;
-}
-
-/* Auto mode measures a sample both ways: the file is as small as the
- * better of the two explicit encodings (the sample is the whole chunk
- * here), whichever that is for the data. */
-static void test_writer_auto_double_encoding_is_the_smaller_measured(void **state)
-{
-    (void)state;
-    double (*gens[2])(uint64_t *) = {gen_latency, gen_noise};
-    for (int g = 0; g < 2; g++) {
-        size_t plain = double_file_size(PQ_ENC_PLAIN, 12000, gens[g]);
-        size_t split = double_file_size(PQ_ENC_BYTE_STREAM_SPLIT, 12000, gens[g]);
-        size_t chosen = double_file_size(PQ_ENC_AUTO, 12000, gens[g]);
-        print_message("doubles %d: plain %zu, byte_stream_split %zu, auto %zu bytes\n", g, plain,
-                      split, chosen);
-        assert_int_equal(chosen, plain < split ? plain : split);
-    }
-}
-
 static void test_writer_append_takes_ordinals_in_order_only(void **state)
 {
     (void)state;
@@ -1011,7 +942,6 @@ int main(void)
         cmocka_unit_test(test_writer_parallel_encodes_plaintext),
         cmocka_unit_test(test_writer_parallel_encodes_gcm_uniform),
         cmocka_unit_test(test_writer_parallel_encodes_ctr_column_keys),
-        cmocka_unit_test(test_writer_auto_double_encoding_is_the_smaller_measured),
         cmocka_unit_test(test_writer_append_takes_ordinals_in_order_only),
         cmocka_unit_test(test_writer_empty_row_group_is_skipped),
         cmocka_unit_test(test_writer_encode_refuses_what_it_cannot_encode),
