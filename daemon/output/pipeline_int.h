@@ -26,7 +26,10 @@
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
 #define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
 #define PL_ENCODE_PARTS 4        /* workers that may share one row group's encoding */
-#define PL_SPLIT_MIN_BYTES ((size_t)8 << 20) /* smaller row groups encode whole */
+/* Smaller row groups encode whole: each part keeps its own encode buffers
+ * and compressors, which a sidecar's row groups (a few MiB, closed by
+ * age) would pay in memory for little time. */
+#define PL_SPLIT_MIN_BYTES ((size_t)32 << 20)
 
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
