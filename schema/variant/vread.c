@@ -192,16 +192,15 @@ int vr_container_get(const vr_container *c, uint32_t i, uint32_t *field_id,
 {
     if (i >= c->n)
         return pq_err_set(err, PQ_EINVAL, "variant: element %u of %u", i, c->n);
-    size_t off = vr_get_le(c->offsets + (size_t)i * c->offset_size, c->offset_size);
-    if (off >= c->data_len)
-        return pq_err_set(err, PQ_EPARSE, "variant value: element %u at offset %zu outside "
-                          "%zu data bytes", i, off, c->data_len);
-    int rc = vr_value_size(c->data + off, c->data_len - off, val_len, err);
+    const uint8_t *v = NULL;
+    size_t avail = 0;
+    int rc = vr_container_at(c, i, &v, &avail, err);
+    rc = rc ? rc : vr_value_size(v, avail, val_len, err);
     if (rc != 0)
         return rc;
     if (field_id != NULL && c->basic == VR_BASIC_OBJECT)
-        *field_id = (uint32_t)vr_get_le(c->ids + (size_t)i * c->id_size, c->id_size);
-    *val = c->data + off;
+        *field_id = vr_container_id(c, i);
+    *val = v;
     return 0;
 }
 

@@ -468,15 +468,13 @@ int pq_writer_encode_leaves(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal
      * it, so the buffer does not grow by copying what it holds (untouched
      * capacity costs address space, not memory). A no-op once e has
      * encoded a row group this large. */
+    /* the first part (or the whole) gets room for everything, since the
+     * other parts are joined onto it; a later part, its own leaves' share */
     size_t room = 0;
-    if (first == 0 && end == w->n_cols) {
+    if (first == 0)
         room = pq_rowgroup_buffered_bytes(rg);
-    } else { /* a part: its own leaves' share, the first part all of it */
-        for (size_t i = first; i < end; i++)
-            room += pq_column_buffered_bytes(&rg->cols[i]);
-        if (first == 0)
-            room = pq_rowgroup_buffered_bytes(rg);
-    }
+    for (size_t i = first; first > 0 && i < end; i++)
+        room += pq_column_buffered_bytes(&rg->cols[i]);
     e->meta.chunks = calloc(w->n_cols, sizeof *e->meta.chunks);
     e->n_chunks = e->meta.chunks ? w->n_cols : 0;
     if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, room) != 0)
