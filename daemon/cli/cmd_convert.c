@@ -55,6 +55,7 @@
 #include "config.h"
 #include "deadletter.h"
 #include "filesink.h"
+#include "store.h"
 #include "keyring.h"
 #include "framer.h"
 #include "pathtpl.h"
@@ -77,6 +78,7 @@ typedef struct conv {
     bool file_mode;              /* -o FILE */
     char *out_dir;               /* where files go */
     char *out_file;              /* file mode: FILE's name within out_dir */
+    st_store *store;             /* out_dir's store: local, or S3 (-o s3://) */
     const char *tmpl;            /* template mode: output.path */
     char host[256];
     long pid;
@@ -239,10 +241,10 @@ static int write_empty_file(conv *c)
         rc = pt_render(c->tmpl, d->first_time, c->host, c->pid, ++c->seq, d->name,
                        sizeof d->name, &e);
     rc = rc ? rc : sc_build_parquet_schema(c->cf.schema, &ps, &e);
-    rc = rc ? rc : fs_open(&d->file, c->out_dir, d->name, &e);
-    rc = rc ? rc : pq_writer_open(&w, ps, &c->wopts, fs_sink(&d->file), &e);
+    rc = rc ? rc : st_open(c->store, d->name, &d->out, &e);
+    rc = rc ? rc : pq_writer_open(&w, ps, &c->wopts, st_sink(d->out), &e);
     rc = rc ? rc : pq_writer_close(w, &e);
-    rc = rc ? rc : fs_finish(&d->file, &e);
+    rc = rc ? rc : st_finish(d->out, "1-1", &e);
     pq_writer_destroy(w);
     pq_schema_destroy(ps);
     free(c->done);
@@ -260,11 +262,14 @@ static int commit_all(conv *c)
     if (c->file_mode) {
         /* Check every name first, so a clash leaves nothing half published. */
         for (size_t i = 0; i < c->n_done; i++) {
-            char full[PATH_MAX + PT_PATH_MAX];
+            char full[ST_WHERE_MAX];
+            bool taken = false;
             if (file_mode_name(c, i, c->n_done, name, sizeof name) != 0)
                 return fail(c, &(pq_err){PQ_ELIMIT, "output file name too long"});
-            snprintf(full, sizeof full, "%s/%s", c->out_dir, name);
-            if (access(full, F_OK) == 0) {
+            if (st_locate(c->store, name, full, sizeof full, &e) != 0 ||
+                st_published(c->store, full, &taken, &e) != 0)
+                return fail(c, &e);
+            if (taken) {
                 pq_err_set(&e, PQ_EIO, "output file %s already exists; not overwriting it "
                            "(%zu files were to be written)", full, c->n_done);
                 return fail(c, &e);
@@ -276,14 +281,14 @@ static int commit_all(conv *c)
         int rc;
         if (c->file_mode) {
             file_mode_name(c, i, c->n_done, name, sizeof name);
-            rc = fs_commit(&d->file, name, &e);
-            if (rc == FS_EXISTS)
+            rc = st_publish(pl_finished_file(d), name, &e);
+            if (rc == ST_EXISTS)
                 rc = pq_err_set(&e, PQ_EIO, "output file %s/%s appeared while converting; not "
                                 "overwriting it", c->out_dir, name);
         } else {
             snprintf(name, sizeof name, "%s", d->name);
             uint64_t seq = c->seq;
-            while ((rc = fs_commit(&d->file, name, &e)) == FS_EXISTS) {
+            while ((rc = st_publish(pl_finished_file(d), name, &e)) == ST_EXISTS) {
                 /* Taken (an earlier run of the same pid, or another writer):
                  * the next {seq} after every one this run used. */
                 if ((rc = pt_render(c->tmpl, d->first_time, c->host, c->pid, ++seq, name, sizeof name,
@@ -294,7 +299,7 @@ static int commit_all(conv *c)
         }
         if (rc != 0)
             return fail(c, &e);
-        c->files_bytes += d->file.bytes;
+        c->files_bytes += st_bytes(pl_finished_file(d));
     }
     return 0;
 }
@@ -306,14 +311,16 @@ static void abort_all(conv *c, bool unpublish)
 {
     pq_err e = {0};
     for (size_t i = 0; i < c->n_done; i++) {
-        fs_file *f = &c->done[i].file;
-        if (unpublish && f->state == FS_COMMITTED && unlink(f->final_path) != 0 &&
-            errno != ENOENT)
-            fprintf(stderr, "parqd convert: cannot remove %s: %s\n", f->final_path,
-                    strerror(errno));
-        else if (fs_abort(f, &e) != 0)
+        if (c->done[i].out == NULL && c->done[i].file.base.store == NULL)
+            continue;            /* never opened */
+        st_file *f = pl_finished_file(&c->done[i]);
+        if (unpublish && st_where(f) != NULL) {
+            if (st_unpublish(f, &e) != 0)
+                fprintf(stderr, "parqd convert: %s\n", e.msg);
+        } else if (st_abort(f, &e) != 0) {
             fprintf(stderr, "parqd convert: %s\n", e.msg);
-        fs_free(f);
+        }
+        st_free(f);
     }
     c->n_done = 0;
 }
@@ -499,6 +506,11 @@ static int setup_output(conv *c, const args *a, bool config_given)
         fprintf(stderr, "parqd convert: %s\n", e.msg);
         return 1;
     }
+    if (c->store == NULL && st_local_new(&c->store, c->out_dir, &e) != 0) {
+        free(dl_own);
+        fprintf(stderr, "parqd convert: %s\n", e.msg);
+        return 1;
+    }
     int rc = dl_init(&c->dl, dl_own ? dl_own : dl, DL_SYNC_CLOSE, &e);
     free(dl_own);
     if (rc != 0) {
@@ -519,6 +531,7 @@ static int start_pipeline(conv *c)
         .schema = c->cf.schema,
         .writer = &c->wopts,
         .out_dir = c->out_dir,
+        .store = c->store,
         .path_template = c->tmpl,
         .file_name = c->file_mode ? c->out_file : NULL,
         .row_group = {.max_bytes = o->row_group.max_bytes, .max_rows = o->row_group.max_rows},
@@ -588,6 +601,7 @@ static void teardown(conv *c)
     kr_keyring_free(&c->keys);
     if (c->cf_loaded)
         cf_config_free(&c->cf);
+    st_destroy(c->store);
     free(c->out_dir);
     free(c->out_file);
 }
@@ -617,10 +631,10 @@ static void summary(const conv *c, int status)
     }
     char where[2 * PATH_MAX + 16] = "";
     if (c->n_done == 1)
-        snprintf(where, sizeof where, ": %s", c->done[0].file.final_path);
+        snprintf(where, sizeof where, ": %s", st_where(pl_finished_file((pl_finished *)&c->done[0])));
     else if (c->n_done > 1 && c->file_mode)
-        snprintf(where, sizeof where, ": %s .. %s", c->done[0].file.final_path,
-                 c->done[c->n_done - 1].file.final_path);
+        snprintf(where, sizeof where, ": %s .. %s", st_where(pl_finished_file((pl_finished *)&c->done[0])),
+                 st_where(pl_finished_file((pl_finished *)&c->done[c->n_done - 1])));
     else if (c->n_done > 1)
         snprintf(where, sizeof where, " under %s/", c->out_dir);
     fprintf(stderr, "parqd convert: %" PRIu64 " records in, %" PRIu64 " written, %" PRIu64

@@ -112,8 +112,17 @@ static sp_spool *spool_new(const char *dir, uint64_t segment_bytes)
  * -> the crash came after the rename, so it counts as committed; else it
  * never happened and its records replay. *rewrite: the file must be
  * rewritten (an intent settled, or a corrupt file that could be ignored). */
-static int load_checkpoint(sp_spool *s, size_t nsegs, sp_open_report *report, bool *rewrite,
-                           pq_err *err)
+static int local_published(void *user, const char *path, bool *yes, pq_err *err)
+{
+    (void)user;
+    *yes = access(path, F_OK) == 0;
+    if (*yes || errno == ENOENT || errno == ENOTDIR)
+        return PQ_OK;
+    return pq_err_set(err, PQ_EIO, "%s", strerror(errno));
+}
+
+static int load_checkpoint(sp_spool *s, size_t nsegs, sp_published_fn published, void *user,
+                           sp_open_report *report, bool *rewrite, pq_err *err)
 {
     bool found;
     sp_ckpt c;
@@ -135,17 +144,18 @@ static int load_checkpoint(sp_spool *s, size_t nsegs, sp_open_report *report, bo
     s->committed = c.committed;
     if (c.intent_path != NULL) {
         *rewrite = true;
-        if (access(c.intent_path, F_OK) == 0) {
+        bool yes = false;
+        pq_err q = {0};
+        if (published(user, c.intent_path, &yes, &q) != 0) {
+            rc = pq_err_set(err, PQ_EIO, "spool %s: cannot tell whether %s was published "
+                            "(pending in the checkpoint): %s", s->dir, c.intent_path, q.msg);
+        } else if (yes) {
             s->committed = c.intent_end;
             warn(report, "publication of %.200s (records < %" PRIu64 ") had completed: "
                  "committed", c.intent_path, c.intent_end);
-        } else if (errno == ENOENT || errno == ENOTDIR) {
+        } else {
             warn(report, "publication of %.200s (records < %" PRIu64 ") had not completed: "
                  "its records replay", c.intent_path, c.intent_end);
-        } else {
-            rc = pq_err_set(err, PQ_EIO, "spool %s: cannot tell whether %s was published "
-                            "(pending in the checkpoint): %s", s->dir, c.intent_path,
-                            strerror(errno));
         }
     }
     sp_ckpt_free(&c);
@@ -297,6 +307,12 @@ static int open_tail(sp_spool *s, pq_err *err)
 int sp_open(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_open_report *report,
             pq_err *err)
 {
+    return sp_open_with(out, dir, segment_bytes, NULL, NULL, report, err);
+}
+
+int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_published_fn fn,
+                 void *user, sp_open_report *report, pq_err *err)
+{
     sp_open_report ignored;
     if (report == NULL)
         report = &ignored;
@@ -317,7 +333,8 @@ int sp_open(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_open_rep
     /* A temp file left by a crash mid-checkpoint: the real one is intact. */
     snprintf(s->path, strlen(dir) + SP_NAME_LEN + 2, "%s/%s", dir, SP_CKPT_TMP);
     unlink(s->path);
-    if ((rc = load_checkpoint(s, n, report, &rewrite, err)) != 0 ||
+    if ((rc = load_checkpoint(s, n, fn ? fn : local_published, user, report, &rewrite,
+                              err)) != 0 ||
         (rc = scan_and_repair(s, firsts, n, report, err)) != 0 ||
         (rc = sp_trim(s, s->committed, err)) != 0 || (rc = open_tail(s, err)) != 0)
         goto fail;

@@ -38,12 +38,15 @@
 
 #include "err.h"
 #include "pq_writer.h"
+#include "store.h"
 
-#define FS_EXISTS 1              /* fs_commit: the final name is taken */
+#define FS_EXISTS ST_EXISTS      /* fs_commit: the final name is taken */
 
 typedef enum fs_state { FS_CLOSED, FS_OPEN, FS_FINISHED, FS_COMMITTED } fs_state;
 
 typedef struct fs_file {
+    st_file base;                /* the local store's file (store_local.c) */
+    bool heap;                   /* allocated by the local store */
     fs_state state;
     int fd;
     char *dir;                   /* output directory, as given */

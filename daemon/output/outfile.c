@@ -1,9 +1,14 @@
 /* outfile.c - the pipeline's output files: named from the path template
  * at the first record's ingestion time, opened by the assembler (a hidden
- * temporary file, filesink.h), closed and published by the writer: footer
- * with the file's spool range, fsync, then (daemon) the spool's publish
- * intent, a no-overwrite rename and the directory fsync, or (convert) kept
- * hidden for the caller. Also the dead-letter appends, under their lock.
+ * file of the pipeline's store, store.h: a hidden temporary file, or an S3
+ * upload), closed and published by the writer: footer with the file's
+ * spool range, finish (fsync, or the last part uploaded), then (daemon)
+ * the spool's publish intent and the store's publication (a no-overwrite
+ * rename and the directory fsync; a PUT or CompleteMultipartUpload), or
+ * (convert) kept hidden for the caller. Stores whose names must be
+ * deterministic for a spool range (S3: a replay overwrites the same key)
+ * get {seq} rendered from the file's first spool seq. Also the dead-letter
+ * appends, under their lock.
  *
  * Threads: pl_file_open runs with the assembly token, pl_file_close with
  * the write token; neither holds the pipeline lock except to touch the
@@ -28,6 +33,8 @@ static int render_name(pl_pipeline *p, pl_file *f, pq_err *err)
         return 0;
     }
     uint64_t seq = atomic_fetch_add(&p->file_seq, 1) + 1;
+    if (p->store->ops->replay_same_name)
+        seq = f->first_seq;
     return pt_render(p->tmpl, f->first_time, p->host, p->pid, seq, f->name, sizeof f->name, err);
 }
 
@@ -36,11 +43,11 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err 
     pl_file *f = calloc(1, sizeof *f);
     if (f == NULL)
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
-    f->fs.fd = -1;
+    f->first_seq = p->next_seq;  /* assembly token held */
     f->first_time = (time_t)(first_ingest_us / 1000000);
     f->opened_us = pl_mono_us();
     int rc = render_name(p, f, err);
-    rc = rc ? rc : fs_open(&f->fs, p->out_dir, f->name, err);
+    rc = rc ? rc : st_open(p->store, f->name, &f->out, err);
     if (rc != 0) {
         free(f);
         return rc;
@@ -66,8 +73,8 @@ void pl_file_abort(pl_file *f)
         return;
     pq_writer_destroy(f->w);
     pl_file_auto_free(f);
-    fs_abort(&f->fs, NULL);
-    fs_free(&f->fs);
+    st_abort(f->out, NULL);
+    st_free(f->out);
     free(f);
 }
 
@@ -93,7 +100,7 @@ static int finish(pl_pipeline *p, pl_file *f, uint64_t *bytes, pq_err *err)
     pq_writer_destroy(f->w);
     f->w = NULL;
     pl_file_auto_free(f);
-    rc = rc ? rc : fs_finish(&f->fs, err);
+    rc = rc ? rc : st_finish(f->out, range, err);
     if (rc == 0 && p->cfg.dead_letters != NULL) {
         /* Rejected lines of this range are durable before the spool forgets them. */
         pthread_mutex_lock(&p->dl_mu);
@@ -106,13 +113,12 @@ static int finish(pl_pipeline *p, pl_file *f, uint64_t *bytes, pq_err *err)
 static int publish(pl_pipeline *p, pl_file *f, pq_err *err)
 {
     for (;;) {
-        char path[PATH_MAX + PT_PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", p->out_dir, f->name);
-        int rc = 0;
-        if (p->cb.on_publish_intent != NULL)
+        char path[ST_WHERE_MAX];
+        int rc = st_locate(p->store, f->name, path, sizeof path, err);
+        if (rc == 0 && p->cb.on_publish_intent != NULL)
             rc = p->cb.on_publish_intent(p->cb.user, path, f->end_seq, err);
-        rc = rc ? rc : fs_commit(&f->fs, f->name, err);
-        if (rc != FS_EXISTS)
+        rc = rc ? rc : st_publish(f->out, f->name, err);
+        if (rc != ST_EXISTS)
             return rc;
         if (p->file_name != NULL)
             return pq_err_set(err, PQ_EIO, "output file %s already exists; not overwriting it",
@@ -133,7 +139,15 @@ static int hold(pl_pipeline *p, pl_file *f, pq_err *err)
         p->cap_finished = cap;
     }
     pl_finished *d = &p->finished[p->n_finished++];
-    d->file = f->fs;             /* finished: no sink points at it any more */
+    /* finished: no sink points at it any more */
+    memset(&d->file, 0, sizeof d->file);
+    d->file.fd = -1;
+    d->out = NULL;
+    if (st_is_local(p->store))
+        st_local_take(f->out, &d->file);
+    else
+        d->out = f->out;
+    f->out = NULL;
     memcpy(d->name, f->name, sizeof d->name);
     d->first_time = f->first_time;
     d->rows = f->rows;
@@ -155,7 +169,7 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
         dm_add(&dm_counters_global.rows_written, f->rows);
         dm_add(&dm_counters_global.row_groups_written, (uint64_t)f->ordinals);
         if (p->cb.on_published != NULL)
-            p->cb.on_published(p->cb.user, f->fs.final_path, f->end_seq, f->rows, bytes);
+            p->cb.on_published(p->cb.user, st_where(f->out), f->end_seq, f->rows, bytes);
     }
     pthread_mutex_lock(&p->mu);
     if (p->cfg.publish == PL_PUBLISH_HOLD)
@@ -170,7 +184,7 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
     if (rc != 0)
         return rc;
     if (p->cfg.publish == PL_PUBLISH_EACH)
-        fs_free(&f->fs);
+        st_free(f->out);
     free(f);
 #ifdef __GLIBC__
     /* A file's row groups are written: give the freed buffers back to the

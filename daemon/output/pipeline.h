@@ -55,6 +55,7 @@
 #include "err.h"
 #include "filesink.h"
 #include "pq_writer.h"
+#include "store.h"
 
 /* ---- the pipeline -------------------------------------------------------- */
 
@@ -66,7 +67,8 @@ typedef enum pl_publish {
 
 /* A finished file kept hidden (PL_PUBLISH_HOLD). */
 typedef struct pl_finished {
-    fs_file file;                /* FS_FINISHED */
+    fs_file file;                /* the local store's file, FS_FINISHED (out == NULL) */
+    st_file *out;                /* any other store's finished file, else NULL */
     char name[4096];             /* rendered name relative to the output dir */
     time_t first_time;           /* ingestion time of its first record */
     uint64_t rows;
@@ -101,6 +103,8 @@ typedef struct pl_config {
     const sc_schema *schema;             /* borrowed; outlives the pipeline */
     const pq_writer_opts *writer;        /* copied */
     const char *out_dir;
+    st_store *store;                     /* borrowed; NULL: the local directory
+                                            out_dir */
     const char *path_template;           /* output.path; or, with file_name, unused */
     const char *file_name;               /* convert -o FILE: every file gets this
                                             temporary name (renamed by the owner) */
@@ -179,5 +183,11 @@ int pl_reject_direct(pl_pipeline *p, const dl_record *r, pq_err *err);
 /* PL_PUBLISH_HOLD: the finished files, in order. The caller owns the array
  * and its fs_files (commit or abort each, then fs_free). */
 pl_finished *pl_take_finished(pl_pipeline *p, size_t *n);
+
+/* A finished file as the store's handle, whichever store holds it. */
+static inline st_file *pl_finished_file(pl_finished *d)
+{
+    return d->out != NULL ? d->out : &d->file.base;
+}
 
 #endif

@@ -38,7 +38,7 @@ enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
  * closed by the writer. */
 typedef struct pl_file {
     pq_writer *w;
-    fs_file fs;
+    st_file *out;                /* the store's file */
     char name[PT_PATH_MAX];      /* rendered, relative to out_dir */
     time_t first_time;           /* ingestion time of its first record */
     int64_t opened_us;           /* monotonic, for rotate.max_age */
@@ -105,6 +105,7 @@ struct pl_pipeline {
     pl_callbacks cb;
     pq_writer_opts wopts;
     char *out_dir, *tmpl, *file_name, *host;
+    st_store *store, *own_store; /* where files go; own_store: made here */
     long pid;
     pq_schema *ps;
     size_t *auto_cols;           /* columns with `shred: auto` (autoshred.c) */

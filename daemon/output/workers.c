@@ -354,6 +354,11 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
     p->cfg.host = p->host;
     if (!p->out_dir || !p->tmpl || !p->host || (cfg->file_name && !p->file_name))
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    p->store = cfg->store;
+    if (p->store == NULL && st_local_new(&p->own_store, p->out_dir, err) != 0)
+        return PQ_ENOMEM;
+    p->store = p->store ? p->store : p->own_store;
+    p->cfg.store = p->store;
     return 0;
 }
 
@@ -427,8 +432,9 @@ void pl_destroy(pl_pipeline *p)
     cleanup(p);
     pl_pools_free(p);
     for (size_t i = 0; i < p->n_finished; i++)
-        fs_free(&p->finished[i].file);
+        st_free(pl_finished_file(&p->finished[i]));
     free(p->finished);
+    st_destroy(p->own_store);
     pq_schema_destroy(p->ps);
     free(p->auto_cols);
     free(p->out_dir);
