@@ -16,7 +16,7 @@ CMAKE_OPTS     = -DPQ_WERROR=$(PQ_WERROR)
 DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
   libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time \
-  syslog-ng-core openssl
+  syslog-ng-core openssl libcurl4-openssl-dev
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
 DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3

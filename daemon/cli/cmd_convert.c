@@ -56,6 +56,7 @@
 #include "deadletter.h"
 #include "filesink.h"
 #include "store.h"
+#include "store_config.h"
 #include "keyring.h"
 #include "framer.h"
 #include "pathtpl.h"
@@ -449,6 +450,30 @@ static char *strip_suffix_dup(const char *s, const char *suffix)
     return strndup(s, n);
 }
 
+/* -o s3://bucket/prefix/: files named by output.path under the prefix;
+ * dead letters where the configuration says. */
+static int setup_s3_output(conv *c, const char *url)
+{
+    pq_err e = {0};
+    bool plain = false;
+    if (pt_check(c->tmpl, &e) != 0 ||
+        st_from_s3_url(url, &c->cf.output, &c->store, &plain, &e) != 0) {
+        fprintf(stderr, "parqd convert: %s\n", e.msg);
+        return e.code == PQ_ENOMEM ? 3 : 1;
+    }
+    if (plain)
+        fprintf(stderr, "parqd convert: warning: %s is reached over plain http\n", url);
+    size_t n = strlen(url);
+    c->out_dir = strndup(url, n > 0 ? n - 1 : 0);
+    if (c->out_dir == NULL ||
+        dl_init(&c->dl, c->cf.errors.dead_letter, DL_SYNC_CLOSE, &e) != 0) {
+        fprintf(stderr, "parqd convert: %s\n", c->out_dir ? e.msg : "out of memory");
+        return 3;
+    }
+    c->dl_ready = true;
+    return 0;
+}
+
 /* Output mode and the dead-letter path (see the header comment). */
 static int setup_output(conv *c, const args *a, bool config_given)
 {
@@ -463,6 +488,8 @@ static int setup_output(conv *c, const args *a, bool config_given)
     if (config_given)
         cf_config_free(&def);
     c->tmpl = c->cf.output.path;
+    if (st_is_s3_url(a->out))
+        return setup_s3_output(c, a->out);
     if (a->out == NULL) {
         c->out_dir = strdup(c->cf.output.dir);
     } else {

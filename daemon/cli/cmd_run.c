@@ -38,6 +38,7 @@
 #include "health.h"
 #include "listenfds.h"
 #include "log.h"
+#include "run_store.h"
 #include "sdnotify.h"
 #include "tls.h"
 
@@ -106,6 +107,9 @@ static void on_retry(uv_timer_t *t)
     dm_start_replay(d, d->fail_resume);
 }
 
+/* The output error last logged (loop thread); "" once writing works. */
+static char fail_logged[sizeof ((pq_err *)0)->msg];
+
 static void handle_failure(dm_daemon *d)
 {
     pthread_mutex_lock(&d->fail_mu);
@@ -118,8 +122,12 @@ static void handle_failure(dm_daemon *d)
     d->retry_ms = d->retry_ms ? d->retry_ms * 2 : DM_RETRY_MIN_MS;
     if (d->retry_ms > DM_RETRY_MAX_MS)
         d->retry_ms = DM_RETRY_MAX_MS;
-    lg_error("output: %s; nothing is lost (the lines are in the spool); retrying in %llu ms",
-             e.msg, (unsigned long long)d->retry_ms);
+    /* The same error again (a bucket that stays missing) is logged once;
+     * /health keeps saying it. */
+    if (strcmp(fail_logged, e.msg) != 0)
+        lg_error("output: %s; nothing is lost (the lines are in the spool); retrying in %llu ms",
+                 e.msg, (unsigned long long)d->retry_ms);
+    snprintf(fail_logged, sizeof fail_logged, "%s", e.msg);
     dm_health_set(DM_HEALTH_OUTPUT, "%s; retrying in %llu ms", e.msg,
                   (unsigned long long)d->retry_ms);
     d->live = false;             /* new lines only go to the spool until the retry */
@@ -155,6 +163,7 @@ static void on_tick(uv_timer_t *t)
     if (d->retry_ms && !d->retry_pending && !pl_failed(d->pl) && d->live) {
         dm_health_clear(DM_HEALTH_OUTPUT);
         d->retry_ms = 0;
+        fail_logged[0] = '\0';
     }
 }
 
@@ -178,10 +187,13 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
     if (rc != 0)
         return rc;
     d->wopts.encryption = kr_keyring_opts(&d->keys);
+    if ((rc = rs_start(d, err)) != 0)
+        return rc;
     pl_config pc = {
         .schema = d->cf.schema,
         .writer = &d->wopts,
         .out_dir = o->dir,
+        .store = d->store,
         .path_template = o->path,
         .row_group = o->row_group,
         .rotate = o->rotate,
@@ -209,6 +221,7 @@ static void stop_pipeline(dm_daemon *d)
     d->batch = NULL;
     pl_destroy(d->pl);
     d->pl = NULL;
+    rs_stop(d);
     kr_keyring_free(&d->keys);
     memset(&d->keys, 0, sizeof d->keys);
 }
@@ -470,7 +483,7 @@ static int open_spool(dm_daemon *d)
 {
     pq_err e = {0};
     sp_open_report rep = {0};
-    if (sp_open(&d->spool, d->cf.spool.dir, 0, &rep, &e) != 0) {
+    if (rs_open_spool(d, &rep, &e) != 0) {
         lg_error("spool: %s", e.msg);
         return 3;
     }

@@ -40,6 +40,7 @@ typedef struct dm_daemon {
     dl_file dl;
     bool dl_ready;
     pl_pipeline *pl;
+    st_store *store;                 /* the pipeline's output (run_store.c) */
     pl_batch *batch;                 /* live mode: being filled */
     char host[256];
     /* spool (loop thread; workers take spool_mu for the checkpoint) */

@@ -71,6 +71,8 @@ void cf_config_free(cf_config *c)
     sc_schema_free(c->schema);
     free(c->schema_file);
     free(c->output.dir);
+    cf_s3_free(c->output.s3);
+    free(c->output.s3);
     free(c->output.path);
     cf_encryption *e = &c->output.encryption;
     free(e->footer_key.id);

@@ -106,8 +106,27 @@ typedef struct cf_encryption {
     bool store_aad_prefix;           /* default true */
 } cf_encryption;
 
+/* output.s3 (config_s3.c): where files go instead of output.dir. */
+typedef enum cf_s3_creds { CF_S3_ENV, CF_S3_PROFILE, CF_S3_FILES } cf_s3_creds;
+typedef struct cf_s3 {
+    char *bucket;
+    char *prefix;                /* "" or ends in '/' as given */
+    char *endpoint;              /* NULL: https://s3.REGION.amazonaws.com */
+    char *region;                /* NULL: AWS_REGION / AWS_DEFAULT_REGION / us-east-1 */
+    bool path_style;
+    cf_s3_creds creds;
+    char *profile;               /* CF_S3_PROFILE */
+    char *key_id_file, *secret_file; /* CF_S3_FILES */
+    char *ca_file;
+    uint64_t part_size;          /* 5MiB..5GiB, default 16MiB */
+    cf_pos pos;
+} cf_s3;
+
+void cf_s3_free(cf_s3 *s);
+
 typedef struct cf_output {
     char *dir;
+    cf_s3 *s3;                   /* NULL: files go to dir */
     char *path;                  /* template: strftime % fields (UTC), {host} {pid} {seq} */
     cf_roll rotate, row_group;
     size_t page_max_bytes;

@@ -39,6 +39,10 @@ void cf_free_inputs(cf_config *c);
 
 /* config_output.c: the `output:` mapping. */
 int cf_parse_output(cf_ctx *x, yaml_node_t *m);
+/* output.s3 (config_s3.c). */
+int cf_parse_s3(cf_ctx *x, yaml_node_t *m, cf_s3 **out);
+/* After output.path: with s3, its default, and no {pid} / {uuid}. */
+int cf_s3_check_path(cf_ctx *x, yaml_node_t *path_node, cf_output *o);
 
 /* config_schema.c: `schema:` (a path relative to the configuration file, or
  * a mapping), and the check that schema `key:` options and

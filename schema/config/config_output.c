@@ -285,14 +285,21 @@ int cf_parse_output(cf_ctx *x, yaml_node_t *m)
 {
     static const char *const keys[] = {
         "dir", "path", "rotate", "row_group", "page", "compression", "compression_level",
-        "dictionary", "statistics", "page_index", "encryption", NULL};
+        "dictionary", "statistics", "page_index", "encryption", "s3", NULL};
     cf_output *o = &x->c->output;
     int rc = yp_check_keys(x->d, m, "output", keys, x->err);
     yaml_node_t *v;
     if (rc == 0 && (v = yp_get(x->d, m, "dir")) != NULL)
         rc = yp_strdup(x->d, v, "output.dir", &o->dir, x->err);
+    if (rc == 0 && (v = yp_get(x->d, m, "s3")) != NULL) {
+        if (yp_get(x->d, m, "dir") != NULL)
+            return yp_err(x->d, v, x->err, "output: give either dir (local files) or s3 "
+                          "(object storage), not both");
+        rc = cf_parse_s3(x, v, &o->s3);
+    }
     if (rc == 0 && (v = yp_get(x->d, m, "path")) != NULL)
         rc = parse_path(x, v, o);
+    rc = rc ? rc : cf_s3_check_path(x, yp_get(x->d, m, "path"), o);
     if (rc == 0 && (v = yp_get(x->d, m, "rotate")) != NULL)
         rc = parse_roll(x, v, "output.rotate", &o->rotate);
     if (rc == 0 && (v = yp_get(x->d, m, "row_group")) != NULL) {

@@ -1,0 +1,55 @@
+/* run_store.c - the daemon's output store (see run_store.h). */
+#include "run_store.h"
+
+#include "log.h"
+#include "store_config.h"
+#include "store_s3.h"
+
+static int published(void *user, const char *path, bool *yes, pq_err *err)
+{
+    return st_published(user, path, yes, err);
+}
+
+static int make(dm_daemon *d, st_store **out, pq_err *err)
+{
+    bool plain = false;
+    int rc = st_from_config(&d->cf.output, d->cf.spool.dir, out, &plain, err);
+    if (rc == 0 && plain)
+        lg_warning("output.s3.endpoint %s is plain http to a host that is not loopback: "
+                   "requests (not the keys) and the files travel unencrypted",
+                   d->cf.output.s3->endpoint);
+    return rc;
+}
+
+int rs_open_spool(dm_daemon *d, sp_open_report *rep, pq_err *err)
+{
+    st_store *s = NULL;
+    int rc = make(d, &s, err);
+    if (rc != 0)
+        return rc;
+    if (d->cf.output.s3 != NULL) {
+        unsigned aborted = 0, others = 0;
+        pq_err e = {0};
+        if (st_s3_recover(s, &aborted, &others, &e) != 0)
+            lg_warning("output: cannot clean up incomplete uploads now: %s (they are tried "
+                       "again at the next start)", e.msg);
+        else if (aborted > 0 || others > 0)
+            lg_info("output: aborted %u incomplete upload%s of parqd's; %u of other writers "
+                    "left alone", aborted, aborted == 1 ? "" : "s", others);
+    }
+    rc = sp_open_with(&d->spool, d->cf.spool.dir, 0, published, s, rep, err);
+    st_destroy(s);
+    return rc;
+}
+
+int rs_start(dm_daemon *d, pq_err *err)
+{
+    rs_stop(d);
+    return make(d, &d->store, err);
+}
+
+void rs_stop(dm_daemon *d)
+{
+    st_destroy(d->store);
+    d->store = NULL;
+}
