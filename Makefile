@@ -19,7 +19,10 @@ DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   syslog-ng-core openssl libcurl4-openssl-dev
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
-DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3 aws:awscli
+# The S3 tests' real server (tests/scripts/s3/rgw.sh): Ceph's radosgw on a
+# throw-away single-node cluster; without recommends (~256 MiB, not 1 GiB).
+DEB_S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -37,6 +40,13 @@ deps:
 	    echo "installing Debian packages:" $$missing; \
 	    $(SUDO) apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@missing=$$(for p in $(DEB_S3_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "installing Debian packages:" $$missing; \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 npm: deps

@@ -2,6 +2,8 @@
 #include "run_store.h"
 
 #include "log.h"
+#include "metrics.h"
+#include "s3_metrics.h"
 #include "store_config.h"
 #include "store_s3.h"
 
@@ -45,6 +47,7 @@ int rs_open_spool(dm_daemon *d, sp_open_report *rep, pq_err *err)
 int rs_start(dm_daemon *d, pq_err *err)
 {
     rs_stop(d);
+    mt_set_extra(d->cf.output.s3 != NULL ? s3_metrics_render : NULL);
     return make(d, &d->store, err);
 }
 

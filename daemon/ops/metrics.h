@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "buf.h"
 #include "config.h"
 #include "err.h"
 
@@ -30,5 +31,10 @@ void mt_server_close(mt_server *s);
 /* The /metrics body (tests; the server uses it). Returns a malloc'd
  * NUL-terminated string or NULL when out of memory. */
 char *mt_render(void);
+
+/* Families another module renders after the built-in ones (the S3
+ * store's, when output.s3 is set); NULL: none. Set before the loop runs. */
+typedef void (*mt_extra_fn)(pq_buf *out);
+void mt_set_extra(mt_extra_fn fn);
 
 #endif

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -249,6 +250,10 @@ static void render_process(mt_out *o)
     }
 }
 
+static _Atomic(mt_extra_fn) extra;
+
+void mt_set_extra(mt_extra_fn fn) { atomic_store(&extra, fn); }
+
 char *mt_render(void)
 {
     mt_out o = {.oom = false};
@@ -257,6 +262,11 @@ char *mt_render(void)
     put(&o, "parqd_up 1\n");
     render_counters(&o);
     render_process(&o);
+    mt_extra_fn fn = atomic_load(&extra);
+    if (fn != NULL && !o.oom) {
+        fn(&o.b);                /* put() keeps no NUL in len */
+        o.oom = pq_buf_push(&o.b, '\0') != 0;
+    }
     if (o.oom || o.b.data == NULL) {
         pq_buf_free(&o.b);
         return NULL;
