@@ -14,11 +14,11 @@
  * are the same when a range is written again, so a replay overwrites.
  * "Was it published?" is a HEAD of the key.
  *
- * Incomplete uploads: each CreateMultipartUpload's key and upload id is
- * appended (and fsynced) to a journal in the state directory (the spool's)
- * before the first part; st_s3_recover, at start, lists the incomplete
- * uploads under the prefix and aborts those the journal names - parqd's
- * own, never another writer's - then empties the journal.
+ * Incomplete uploads: each key is appended (and fsynced) to a journal in
+ * the state directory (the spool's) before its CreateMultipartUpload;
+ * st_s3_recover, at start, lists the incomplete uploads under the prefix
+ * and aborts those whose key the journal names - parqd's own, never
+ * another writer's - then empties the journal.
  *
  * Threads: as store.h; part uploads run on short-lived threads of their
  * own (parqd-s3p). */

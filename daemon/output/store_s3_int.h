@@ -59,6 +59,7 @@ void s3p_join_all(s3_file *f);
 void s3p_free(s3_file *f);
 
 /* store_s3_journal.c */
-int s3j_record(s3_store *s, const char *key, const char *upload_id, pq_err *err);
+/* Before CreateMultipartUpload: the key, durably. */
+int s3j_record(s3_store *s, const char *key, pq_err *err);
 
 #endif

@@ -1,8 +1,10 @@
 /* store_s3_journal.c - which incomplete multipart uploads are parqd's own
- * (see store_s3.h): "key\tupload id\n" lines appended and fsynced before
- * the first part goes up; at start, the incomplete uploads listed under
- * the prefix whose id the journal names are aborted, the others (another
- * writer's) left alone, and the journal emptied.
+ * (see store_s3.h): each key is appended ("key\n") and fsynced before its
+ * CreateMultipartUpload is sent, so a crash at any moment leaves the key
+ * named; at start, the incomplete uploads listed under the prefix whose
+ * key the journal names are aborted (keys carry {host} and the spool seq:
+ * no other writer uses them), the others left alone, and the journal
+ * emptied.
  *
  * Threads: s3j_record from any file's thread (under jmu); st_s3_recover
  * from the owner, before any file opens. */
@@ -15,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int s3j_record(s3_store *s, const char *key, const char *upload_id, pq_err *err)
+int s3j_record(s3_store *s, const char *key, pq_err *err)
 {
     if (s->journal == NULL)
         return 0;
@@ -26,7 +28,7 @@ int s3j_record(s3_store *s, const char *key, const char *upload_id, pq_err *err)
         rc = pq_err_set(err, PQ_EIO, "S3 upload journal %s: cannot open: %s", s->journal,
                         strerror(errno));
     } else {
-        dprintf(fd, "%s\t%s\n", key, upload_id);
+        dprintf(fd, "%s\n", key);
         if (fdatasync(fd) != 0)
             rc = pq_err_set(err, PQ_EIO, "S3 upload journal %s: fsync failed: %s", s->journal,
                             strerror(errno));
@@ -36,7 +38,7 @@ int s3j_record(s3_store *s, const char *key, const char *upload_id, pq_err *err)
     return rc;
 }
 
-/* The journal's lines, as one buffer of "key\tid\n". */
+/* The journal's lines, as one buffer of "key\n". */
 static char *read_journal(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "r");
@@ -55,14 +57,13 @@ static char *read_journal(const char *path, size_t *n)
     return (char *)b.data;
 }
 
-static bool journal_has(const char *j, const char *key, const char *id)
+static bool journal_has(const char *j, const char *key)
 {
-    size_t kl = strlen(key), il = strlen(id);
+    size_t kl = strlen(key);
     for (const char *p = j; p != NULL && *p != '\0';) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len == kl + 1 + il && memcmp(p, key, kl) == 0 && p[kl] == '\t' &&
-            memcmp(p + kl + 1, id, il) == 0)
+        if (len == kl && memcmp(p, key, kl) == 0)
             return true;
         p = nl ? nl + 1 : NULL;
     }
@@ -80,7 +81,7 @@ typedef struct rec_ctx {
 static int on_upload(void *user, const char *key, const char *id)
 {
     rec_ctx *x = user;
-    if (x->journal == NULL || !journal_has(x->journal, key, id)) {
+    if (x->journal == NULL || !journal_has(x->journal, key)) {
         x->others++;
         return 0;
     }

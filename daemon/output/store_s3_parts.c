@@ -61,17 +61,18 @@ static int initiate(s3_file *f, pq_err *err)
     s3_header h[] = {{"x-amz-meta-parqd-writer", "parqd"}};
     s3_request r = {.op = S3_OP_CREATE_MPU, .method = "POST", .key = f->key, .params = q,
                     .n_params = 1, .headers = h, .n_headers = 1};
+    int rc = s3j_record(f->s, f->key, err);
+    if (rc != 0)
+        return rc;
     s3_response resp;
     s3_response_init(&resp);
-    int rc = s3_client_do(f->s->cli, &r, &resp, err);
+    rc = s3_client_do(f->s->cli, &r, &resp, err);
     pq_err xe = {0};
     if (rc == 0 && s3_xml_text((const char *)resp.body.data, resp.body.len, "UploadId",
                                f->upload_id, sizeof f->upload_id, &xe) != 1)
         rc = pq_err_set(err, PQ_EIO, "S3 CreateMultipartUpload %s: no UploadId in the reply",
                         f->where);
     s3_response_free(&resp);
-    if (rc == 0 && (rc = s3j_record(f->s, f->key, f->upload_id, err)) != 0)
-        f->upload_id[0] = '\0';  /* not recorded: abort it below, now */
     return rc;
 }
 
