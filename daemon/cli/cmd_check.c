@@ -1,9 +1,12 @@
-/* cmd_check.c - `parqd check [--config FILE] [--schema FILE]`: validates
- * the configuration and schema exactly as the daemon would load them,
- * prints the resulting Parquet schema (textual form) and the writing
+/* cmd_check.c - `parqd check [--config FILE] [--schema FILE] [--connect]`:
+ * validates the configuration and schema exactly as the daemon would load
+ * them, prints the resulting Parquet schema (textual form) and the writing
  * settings of every leaf column, and exits 0; on the first error prints
  * "parqd: FILE:LINE:COL: ..." to stderr and exits 1 (3 if we ran out of
- * memory). */
+ * memory). --connect also reads the S3 credentials and sends one real
+ * request (ListMultipartUploads on the prefix: it needs the bucket, the
+ * credentials and the region to be right) and exits 1 with the S3 error
+ * when it fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +16,26 @@
 #include "colspec.h"
 #include "compress.h"
 #include "config.h"
+#include "store_config.h"
+#include "store_s3.h"
 #include "units.h"
 
 static void check_usage(void)
 {
-    fputs("usage: parqd check [--config FILE] [--schema FILE]\n", stderr);
+    fputs("usage: parqd check [--config FILE] [--schema FILE] [--connect]\n", stderr);
 }
 
 
-static int parse_args(int argc, char **argv, const char **config, const char **schema)
+static int parse_args(int argc, char **argv, const char **config, const char **schema,
+                      bool *connect)
 {
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         const char **dst = NULL;
+        if (strcmp(argv[i], "--connect") == 0) {
+            *connect = true;
+            continue;
+        }
         if (cli_take_opt(argc, argv, &i, "--config", &v))
             dst = config;
         else if (cli_take_opt(argc, argv, &i, "--schema", &v))
@@ -180,10 +190,36 @@ static int print_all(const cf_config *cf, const pq_schema *ps)
     return 0;
 }
 
+/* --connect: 0, or 1 with the error on stderr. */
+static int check_connect(const cf_config *cf)
+{
+    if (cf->output.s3 == NULL) {
+        printf("output: local directory %s (nothing to connect to)\n", cf->output.dir);
+        return 0;
+    }
+    st_store *s = NULL;
+    bool plain = false;
+    pq_err err = {0};
+    int rc = st_from_config(&cf->output, NULL, &s, &plain, &err);
+    if (rc == 0)
+        s3_client_set_retry(st_s3_client(s), 2, 200);    /* an answer, not patience */
+    rc = rc ? rc : st_s3_check(s, &err);
+    st_destroy(s);
+    if (rc != 0) {
+        fprintf(stderr, "parqd: output.s3: %s\n", err.msg);
+        return 1;
+    }
+    printf("output: s3://%s/%s: credentials and bucket access verified%s\n",
+           cf->output.s3->bucket, cf->output.s3->prefix,
+           plain ? " (warning: plain http to a host that is not loopback)" : "");
+    return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *config = NULL, *schema = NULL;
-    if (parse_args(argc, argv, &config, &schema) != 0) {
+    bool connect = false;
+    if (parse_args(argc, argv, &config, &schema, &connect) != 0) {
         check_usage();
         return 1;
     }
@@ -201,6 +237,8 @@ int cmd_check(int argc, char **argv)
     if (rc == 0)
         rc = sc_build_parquet_schema(cf.schema, &ps, &err);
     int status = rc == 0 ? print_all(&cf, ps) : rc == PQ_ENOMEM ? 3 : 1;
+    if (status == 0 && connect)
+        status = check_connect(&cf);
     if (rc != 0)
         fprintf(stderr, "parqd: %s\n", err.msg);
     pq_schema_destroy(ps);

@@ -158,9 +158,11 @@ static void on_tick(uv_timer_t *t)
     if (d->spool_broken)
         dm_flush_spool(d, false);
     dm_check_backpressure(d);
-    /* Writing works again (the retry replayed everything): clear the
-     * problem and the backoff. */
-    if (d->retry_ms && !d->retry_pending && !pl_failed(d->pl) && d->live) {
+    /* Writing works again (the retry replayed everything and a file was
+     * published since: a replay alone proves nothing to a store that
+     * refuses every upload): clear the problem and the backoff. */
+    if (d->retry_ms && !d->retry_pending && !pl_failed(d->pl) && d->live &&
+        sp_committed(d->spool) > d->fail_resume) {
         dm_health_clear(DM_HEALTH_OUTPUT);
         d->retry_ms = 0;
         fail_logged[0] = '\0';

@@ -33,8 +33,8 @@ int rs_open_spool(dm_daemon *d, sp_open_report *rep, pq_err *err)
         unsigned aborted = 0, others = 0;
         pq_err e = {0};
         if (st_s3_recover(s, &aborted, &others, &e) != 0)
-            lg_warning("output: cannot clean up incomplete uploads now: %s (they are tried "
-                       "again at the next start)", e.msg);
+            lg_error("output: %s (parqd's incomplete uploads are cleaned up at the next "
+                     "start)", e.msg);
         else if (aborted > 0 || others > 0)
             lg_info("output: aborted %u incomplete upload%s of parqd's; %u of other writers "
                     "left alone", aborted, aborted == 1 ? "" : "s", others);
