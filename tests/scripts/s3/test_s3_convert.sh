@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test_s3_convert.sh - `parqd convert -o s3://logs/big/` of a 1 GiB input
+# into one object (rotate.max_bytes 2GiB; a multipart upload of 16 MiB
+# parts) against the same convert into a local file (issue 18, must-hold
+# 5): peak RSS at most 64 MiB above the local run's (parts in memory are
+# bounded, not the file), the object reads back whole (DuckDB: the rows
+# and a checksum over every record equal the local file's), no upload
+# left, and the credentials from the environment only.
+#
+#   bash test_s3_convert.sh BUILD_DIR TESTDATA_DIR
+# SIZE_MB=N changes the input size (default 1024).
+set -u
+BUILD=${1:?usage: test_s3_convert.sh BUILD_DIR TESTDATA_DIR}
+TESTDATA=${2:?usage: test_s3_convert.sh BUILD_DIR TESTDATA_DIR}
+. "$(dirname "$0")/s3_common.sh"
+s3_init test_s3_convert
+SIZE_MB=${SIZE_MB:-1024}
+
+node "$ROOT/bench/e2e_input.mjs" "$TESTDATA/logs" "$T/in.ndjson" "$SIZE_MB" >/dev/null
+check "input: $(($(stat -c %s "$T/in.ndjson") >> 20)) MiB of log lines" test -s "$T/in.ndjson"
+cat >"$T/conv.yaml" <<CONF
+output:
+  rotate: {max_bytes: 2GiB}
+  path: "big-{seq}.parquet"
+CONF
+
+rss_run() { # rss_run OUTFILE_PREFIX ARGS...: peak RSS (KiB) into $RSS, status into $ST
+    local pre=$1
+    shift
+    ST=0
+    /usr/bin/time -f '%M' -o "$pre.rss" "$PARQD" convert --config "$T/conv.yaml" "$@" \
+        "$T/in.ndjson" 2>"$pre.err" >/dev/null || ST=$?
+    RSS=$(tail -n 1 "$pre.rss")
+}
+T0=$(date +%s.%N)
+rss_run "$T/local" -o "$T/local.parquet"
+T1=$(date +%s.%N)
+LRSS=$RSS
+check "local convert exits 0 ($ST)" test "$ST" = 0
+AWS_ENDPOINT_URL="$RGW_ENDPOINT" rss_run "$T/s3" -o s3://logs/big/
+T2=$(date +%s.%N)
+SRSS=$RSS
+check "S3 convert exits 0 ($ST): $(tail -n 1 "$T/s3.err" | cut -c1-160)" test "$ST" = 0
+note "peak RSS: local $((LRSS >> 10)) MiB in $(echo "$T1 - $T0" | bc | cut -c1-5) s," \
+     "S3 $((SRSS >> 10)) MiB in $(echo "$T2 - $T1" | bc | cut -c1-5) s"
+if sanitized_build; then
+    skip "peak RSS at most 64 MiB above the local convert" "ASan build: memory bounds do not apply"
+else
+    check "peak RSS at most 64 MiB above the local convert ($(((SRSS - LRSS) >> 10)) MiB above)" \
+        test $((SRSS - LRSS)) -le $((64 << 10))
+fi
+KEYS=$(rgw_ls logs)
+check "one object: $KEYS" test "$(printf '%s\n' $KEYS | grep -c .)" = 1
+check "no incomplete multipart upload left" s3_no_uploads_left
+rgw_get logs "big/big-000001.parquet" "$T/s3.parquet"
+sum() {
+    duck "SELECT count(*) AS n, sum(hash(CAST(event AS VARCHAR))) AS h FROM read_parquet('$1')"
+}
+L=$(sum "$T/local.parquet")
+S=$(sum "$T/s3.parquet")
+check "the object reads back whole: rows and record checksum equal the local file's ($S)" \
+    test "$L" = "$S" -a -n "$S"
+finish
