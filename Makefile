@@ -131,6 +131,7 @@ bench: build npm
 	bash bench/bench_e2e.sh $(BUILD)
 	bash bench/bench_daemon.sh $(BUILD)
 	bash bench/bench_compare.sh $(BUILD)
+	bash bench/bench_s3.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)
