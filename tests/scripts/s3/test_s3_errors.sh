@@ -57,6 +57,15 @@ CONF
     check "$name: logged once per failing operation, not per retry ($n1 lines, then $n2)" \
         test "$n1" -ge 1 -a "$n1" -le 3 -a "$n2" = "$n1"
     note "$name: $(grep -m1 -E "error: .*$code" "$log" | cut -c1-220)"
+    if [ "$name" = wrong-secret ]; then
+        # the right key into the file, SIGHUP: credentials are read again
+        printf '%s\n' "$SECRET" >"$T/secret.key"
+        kill -HUP "$DPID"
+        healthy() { [ "$(http_get 127.0.0.1 "$port_m" /health | head -n 1)" = 200 ]; }
+        wait_for 60 healthy
+        check "$name: after the key file is fixed, SIGHUP reads it and the lines land" \
+            test "$(rgw_ls logs | grep -c '\.parquet')" -ge 1
+    fi
     daemon_stop TERM 30
     cat "$log" >>"$T/all-output"
 }
