@@ -348,6 +348,11 @@ static int classify(s3_client *c, const s3_request *r, CURLcode cc, s3_response 
 {
     char where[1200];
     s3_client_url(c, r->key, where, sizeof where);
+    if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE ||
+        cc == CURLE_SSL_CERTPROBLEM || cc == CURLE_UNSUPPORTED_PROTOCOL)
+        return pq_err_set(err, PQ_EIO, "S3 %s %s: %s: %s (not retried: check the endpoint and "
+                          "output.s3.ca_file)", s3_op_name(r->op), where, c->scheme_host,
+                          curl_easy_strerror(cc));
     if (cc != CURLE_OK) {
         resp->retryable = true;
         return pq_err_set(err, PQ_EIO, "S3 %s %s: cannot reach %s: %s", s3_op_name(r->op),

@@ -11,8 +11,8 @@
  * full jitter (200 ms doubling to 10 s, S3_ATTEMPTS attempts: the thread
  * sleeps, nothing spins); then the request fails with the last error.
  * Other 4xx (AccessDenied, NoSuchBucket, InvalidAccessKeyId, a bad
- * region's AuthorizationHeaderMalformed...) fail at once: retrying cannot
- * fix them. Errors read "S3 PutObject s3://bucket/key: 403 AccessDenied:
+ * region's AuthorizationHeaderMalformed...) and a TLS certificate that
+ * does not verify fail at once: retrying cannot fix them. Errors read "S3 PutObject s3://bucket/key: 403 AccessDenied:
  * Access Denied" - never a secret.
  *
  * Threads: any, several at once (the pool has a lock). */

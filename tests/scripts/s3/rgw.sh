@@ -7,6 +7,9 @@
 #   rgw_stop_gw / rgw_start_gw            radosgw alone (an outage)
 #   rgw_stop                              everything (also from a trap)
 #
+# With RGW_TLS=DIR (server.crt and server.key in it, for 127.0.0.1),
+# radosgw also serves https on RGW_TLS_ENDPOINT.
+#
 # One ceph-mon, one ceph-osd (memstore: nothing on disk worth keeping),
 # radosgw with the beast frontend, all plain processes under DIR with
 # cephx off. What makes it start in seconds and not hang: with cephx off
@@ -53,7 +56,7 @@ mon data = $RGW_DIR/mon
 osd data = $RGW_DIR/osd
 osd journal = $RGW_DIR/osd/journal
 [client.rgw.a]
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT$RGW_SSL_FRONTEND
 rgw data = $RGW_DIR/rgw
 rgw dns name = 127.0.0.1
 rgw thread pool size = 64
@@ -89,6 +92,13 @@ rgw_start() {
     RGW_FSID=$(python3 -c 'import uuid; print(uuid.uuid4())')
     RGW_MON_PORT=$(rgw_free_port)
     RGW_PORT=$(rgw_free_port)
+    RGW_SSL_FRONTEND=""
+    if [ -n "${RGW_TLS:-}" ]; then
+        RGW_SSL_PORT=$(rgw_free_port)
+        RGW_SSL_FRONTEND=" ssl_endpoint=127.0.0.1:$RGW_SSL_PORT ssl_certificate=$RGW_TLS/server.crt ssl_private_key=$RGW_TLS/server.key"
+        RGW_TLS_ENDPOINT="https://127.0.0.1:$RGW_SSL_PORT"
+        export RGW_TLS_ENDPOINT
+    fi
     rgw_conf
     local c="$RGW_DIR/ceph.conf"
     monmaptool --create --add a "127.0.0.1:$RGW_MON_PORT" --fsid "$RGW_FSID" \
