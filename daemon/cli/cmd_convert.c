@@ -57,6 +57,7 @@
 #include "filesink.h"
 #include "store.h"
 #include "store_config.h"
+#include "store_s3.h"
 #include "keyring.h"
 #include "framer.h"
 #include "pathtpl.h"
@@ -463,6 +464,7 @@ static int setup_s3_output(conv *c, const char *url)
     }
     if (plain)
         fprintf(stderr, "parqd convert: warning: %s is reached over plain http\n", url);
+    st_s3_upload_at_finish(c->store);    /* files stay hidden until the end */
     size_t n = strlen(url);
     c->out_dir = strndup(url, n > 0 ? n - 1 : 0);
     if (c->out_dir == NULL ||

@@ -59,8 +59,14 @@ static int s_finish(st_file *sf, const char *range, pq_err *err)
     if (f->state != S3F_OPEN)
         return pq_err_set(err, PQ_ESTATE, "S3 %s: finish twice", f->where);
     snprintf(f->range, sizeof f->range, "%s", range ? range : "");
-    /* Under one part: kept for a single PUT at publication. */
-    int rc = f->next_part > 0 ? s3p_flush_all(f, err) : 0;
+    /* Under one part: kept for a single PUT at publication, unless the
+     * owner publishes late (st_s3_upload_at_finish). */
+    int rc = 0;
+    if (f->next_part > 0 || f->s->upload_at_finish) {
+        rc = s3p_flush_all(f, err);
+        if (rc == 0)
+            s3p_release(f);      /* every byte is up: no memory held until publication */
+    }
     if (rc == 0)
         f->state = S3F_FINISHED;
     return rc;
@@ -277,3 +283,5 @@ int st_s3_new(st_store **out, s3_client *cli, const char *state_dir, pq_err *err
 }
 
 s3_client *st_s3_client(st_store *st) { return ((s3_store *)st)->cli; }
+
+void st_s3_upload_at_finish(st_store *st) { ((s3_store *)st)->upload_at_finish = true; }

@@ -40,6 +40,13 @@ s3_client *st_s3_client(st_store *s);
  * and *others (left alone) for the log. 0 or PQ_EIO with the S3 error. */
 int st_s3_recover(st_store *s, unsigned *aborted, unsigned *others, pq_err *err);
 
+/* Files finished long before they are published (convert keeps every
+ * file hidden until the input ends): finish uploads even a small file, as
+ * a one-part multipart upload, instead of keeping it in memory for a PUT
+ * at publication, so memory stays bounded whatever the number of files.
+ * Call before any file opens. */
+void st_s3_upload_at_finish(st_store *s);
+
 /* A real request that needs the bucket and the credentials (parqd check
  * --connect, start-up): ListMultipartUploads on the prefix. */
 int st_s3_check(st_store *s, pq_err *err);

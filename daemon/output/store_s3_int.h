@@ -14,6 +14,7 @@ typedef struct s3_store {
     s3_client *cli;
     char *journal;               /* path, or NULL */
     pthread_mutex_t jmu;         /* appends to the journal */
+    bool upload_at_finish;       /* st_s3_upload_at_finish */
 } s3_store;
 
 struct s3_file;
@@ -56,6 +57,8 @@ int s3p_append(s3_file *f, const void *p, size_t n, pq_err *err);
 int s3p_flush_all(s3_file *f, pq_err *err);
 /* Waits for every running part (errors kept in fail_err). */
 void s3p_join_all(s3_file *f);
+/* Frees the staging buffers (every part uploaded); the ETags stay. */
+void s3p_release(s3_file *f);
 void s3p_free(s3_file *f);
 
 /* store_s3_journal.c */

@@ -152,11 +152,16 @@ int s3p_flush_all(s3_file *f, pq_err *err)
     return rc;
 }
 
-void s3p_free(s3_file *f)
+void s3p_release(s3_file *f)
 {
     s3p_join_all(f);
     for (int i = 0; i < S3_PARTS_IN_MEMORY; i++)
         pq_buf_free(&f->slots[i].data);
+}
+
+void s3p_free(s3_file *f)
+{
+    s3p_release(f);
     free(f->etags);
     f->etags = NULL;
 }

@@ -59,6 +59,16 @@ rgw_get logs "big/big-000001.parquet" "$T/s3.parquet"
 check "the object equals the local file, byte for byte ($(stat -c %s "$T/s3.parquet") bytes)" \
     cmp -s "$T/s3.parquet" "$T/local.parquet"
 N=$(grep -c . "$T/in.ndjson")
+# Many files: each is uploaded when finished (none kept in memory until the
+# end), all published together.
+head -n 20000 "$T/in.ndjson" >"$T/small.ndjson"
+printf 'output:\n  rotate: {max_rows: 2000}\n  path: "many-{seq}.parquet"\n' >"$T/many.yaml"
+AWS_ENDPOINT_URL="$RGW_ENDPOINT" "$PARQD" convert --config "$T/many.yaml" -o s3://logs/many/ \
+    "$T/small.ndjson" >/dev/null 2>"$T/many.err" && ST=0 || ST=$?
+check "convert into 10 objects exits 0 ($ST): $(tail -n 1 "$T/many.err" | cut -c1-120)" test "$ST" = 0
+check "10 objects under many/, no upload left" \
+    test "$(rgw_ls logs | tr '\t' '\n' | grep -c '^many/')" = 10
+s3_no_uploads_left || bad "no upload left after the 10-file convert"
 R=$(duck "SELECT count(*) AS n FROM read_parquet('$T/s3.parquet')")
 check "DuckDB reads every record of the object ($R, $N lines)" test "$R" = "[{\"n\":\"$N\"}]"
 finish
