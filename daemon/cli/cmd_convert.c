@@ -269,7 +269,7 @@ static int commit_all(conv *c)
             if (file_mode_name(c, i, c->n_done, name, sizeof name) != 0)
                 return fail(c, &(pq_err){PQ_ELIMIT, "output file name too long"});
             if (st_locate(c->store, name, full, sizeof full, &e) != 0 ||
-                st_published(c->store, full, &taken, &e) != 0)
+                st_published(c->store, full, 0, &taken, &e) != 0)
                 return fail(c, &e);
             if (taken) {
                 pq_err_set(&e, PQ_EIO, "output file %s already exists; not overwriting it "

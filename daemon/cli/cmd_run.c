@@ -582,7 +582,7 @@ static int start(dm_daemon *d)
     else
         d->live = true;
     lg_info("parqd %s: ready (%zu inputs, output %s, spool %s, sync %s)", PARQD_VERSION,
-            d->cf.n_inputs, d->cf.output.dir, d->cf.spool.dir,
+            d->cf.n_inputs, rs_output_name(d), d->cf.spool.dir,
             d->cf.spool.sync == CF_SYNC_ALWAYS ? "always"
             : d->cf.spool.sync == CF_SYNC_BATCH ? "batch" : "none");
     if (sdn_notify("READY=1\nSTATUS=accepting", &e) != 0)

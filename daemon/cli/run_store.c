@@ -1,15 +1,17 @@
 /* run_store.c - the daemon's output store (see run_store.h). */
 #include "run_store.h"
 
+#include <stdio.h>
+
 #include "log.h"
 #include "metrics.h"
 #include "s3_metrics.h"
 #include "store_config.h"
 #include "store_s3.h"
 
-static int published(void *user, const char *path, bool *yes, pq_err *err)
+static int published(void *user, const char *path, uint64_t end, bool *yes, pq_err *err)
 {
-    return st_published(user, path, yes, err);
+    return st_published(user, path, end, yes, err);
 }
 
 static int make(dm_daemon *d, st_store **out, pq_err *err)
@@ -49,6 +51,16 @@ int rs_start(dm_daemon *d, pq_err *err)
     rs_stop(d);
     mt_set_extra(d->cf.output.s3 != NULL ? s3_metrics_render : NULL);
     return make(d, &d->store, err);
+}
+
+const char *rs_output_name(const dm_daemon *d)
+{
+    static char name[600];
+    const cf_s3 *s3 = d->cf.output.s3;
+    if (s3 == NULL)
+        return d->cf.output.dir;
+    snprintf(name, sizeof name, "s3://%s/%s", s3->bucket, s3->prefix);
+    return name;
 }
 
 void rs_stop(dm_daemon *d)

@@ -20,4 +20,7 @@ int rs_start(dm_daemon *d, pq_err *err);
 /* After the pipeline is destroyed. */
 void rs_stop(dm_daemon *d);
 
+/* "DIR" or "s3://bucket/prefix" for log lines (valid until the next call). */
+const char *rs_output_name(const dm_daemon *d);
+
 #endif

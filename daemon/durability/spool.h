@@ -80,10 +80,12 @@ typedef struct sp_open_report {
  * a newer format) with err naming the file. */
 int sp_open(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_open_report *report,
             pq_err *err);
-/* Whether a pending intent's path was published (the output store's
- * answer, store.h): 0 with *yes, or an error with err (sp_open then
- * fails: guessing would lose or duplicate records). Loop thread. */
-typedef int (*sp_published_fn)(void *user, const char *path, bool *yes, pq_err *err);
+/* Whether a pending intent's path was published with every record < end
+ * (the output store's answer, store.h): 0 with *yes, or an error with err
+ * (sp_open then fails: guessing would lose or duplicate records). Loop
+ * thread. */
+typedef int (*sp_published_fn)(void *user, const char *path, uint64_t end, bool *yes,
+                               pq_err *err);
 /* sp_open asking fn about a pending intent; NULL: whether the path exists
  * on the local file system (what sp_open does). */
 int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_published_fn fn,

@@ -112,9 +112,10 @@ static sp_spool *spool_new(const char *dir, uint64_t segment_bytes)
  * -> the crash came after the rename, so it counts as committed; else it
  * never happened and its records replay. *rewrite: the file must be
  * rewritten (an intent settled, or a corrupt file that could be ignored). */
-static int local_published(void *user, const char *path, bool *yes, pq_err *err)
+static int local_published(void *user, const char *path, uint64_t end, bool *yes, pq_err *err)
 {
     (void)user;
+    (void)end;
     *yes = access(path, F_OK) == 0;
     if (*yes || errno == ENOENT || errno == ENOTDIR)
         return PQ_OK;
@@ -146,7 +147,7 @@ static int load_checkpoint(sp_spool *s, size_t nsegs, sp_published_fn published,
         *rewrite = true;
         bool yes = false;
         pq_err q = {0};
-        if (published(user, c.intent_path, &yes, &q) != 0) {
+        if (published(user, c.intent_path, c.intent_end, &yes, &q) != 0) {
             rc = pq_err_set(err, PQ_EIO, "spool %s: cannot tell whether %s was published "
                             "(pending in the checkpoint): %s", s->dir, c.intent_path, q.msg);
         } else if (yes) {

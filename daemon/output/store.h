@@ -54,8 +54,10 @@ typedef struct st_ops {
     const char *(*where)(const st_file *f);
     /* The full path or URL a name would publish to (for intents and logs). */
     int (*locate)(st_store *s, const char *name, char *out, size_t cap, pq_err *err);
-    /* Crash recovery: was `where` (st_locate's form) published? */
-    int (*published)(st_store *s, const char *where, bool *yes, pq_err *err);
+    /* Crash recovery: was `where` (st_locate's form) published, holding
+     * the records below end (0: any)? A store that cannot tell the range
+     * answers by existence. */
+    int (*published)(st_store *s, const char *where, uint64_t end, bool *yes, pq_err *err);
     void (*destroy)(st_store *s);
 } st_ops;
 
@@ -104,9 +106,10 @@ static inline int st_locate(st_store *s, const char *name, char *out, size_t cap
 {
     return s->ops->locate(s, name, out, cap, err);
 }
-static inline int st_published(st_store *s, const char *where, bool *yes, pq_err *err)
+static inline int st_published(st_store *s, const char *where, uint64_t end, bool *yes,
+                               pq_err *err)
 {
-    return s->ops->published(s, where, yes, err);
+    return s->ops->published(s, where, end, yes, err);
 }
 static inline void st_destroy(st_store *s)
 {

@@ -90,10 +90,10 @@ static int f_locate(st_store *s, const char *name, char *out, size_t cap, pq_err
     return st_locate(fs_of(s)->inner, name, out, cap, err);
 }
 
-static int f_published(st_store *s, const char *where, bool *yes, pq_err *err)
+static int f_published(st_store *s, const char *where, uint64_t end, bool *yes, pq_err *err)
 {
     int rc = hit(fs_of(s), ST_FAULT_PUBLISHED, err);
-    return rc ? rc : st_published(fs_of(s)->inner, where, yes, err);
+    return rc ? rc : st_published(fs_of(s)->inner, where, end, yes, err);
 }
 
 static void f_destroy(st_store *s) { free(s); }

@@ -2,6 +2,7 @@
  * filesink fs_file (hidden temporary file, fsync, no-replace rename,
  * directory fsync), so publishing into a directory behaves exactly as
  * filesink.c does on its own; recovery asks whether the path exists.
+ * Also st_sink, the pq_sink over any store's file.
  *
  * Threads: as store.h; the store itself holds only its directory. */
 #include "filesink.h"
@@ -90,9 +91,10 @@ static int l_locate(st_store *s, const char *name, char *out, size_t cap, pq_err
     return 0;
 }
 
-static int l_published(st_store *s, const char *where, bool *yes, pq_err *err)
+static int l_published(st_store *s, const char *where, uint64_t end, bool *yes, pq_err *err)
 {
     (void)s;
+    (void)end;                   /* the rename happened after the intent: the range is it */
     *yes = false;
     if (access(where, F_OK) == 0) {
         *yes = true;

@@ -228,8 +228,12 @@ static int s_locate(st_store *st, const char *name, char *out, size_t cap, pq_er
     return 0;
 }
 
-/* where: "s3://bucket/key" of this store's bucket. */
-static int s_published(st_store *st, const char *where, bool *yes, pq_err *err)
+/* where: "s3://bucket/key" of this store's bucket. A single-PUT object
+ * names its range (x-amz-meta-parqd-spool "FIRST-END"): it counts only
+ * when END is the intent's (a key left by an older spool does not). A
+ * multipart object's range is not known when its upload starts; it counts
+ * by existence (its key holds the first seq). */
+static int s_published(st_store *st, const char *where, uint64_t end, bool *yes, pq_err *err)
 {
     s3_store *s = (s3_store *)st;
     const char *b = s3_client_bucket(s->cli);
@@ -242,6 +246,9 @@ static int s_published(st_store *st, const char *where, bool *yes, pq_err *err)
     s3_response resp;
     s3_response_init(&resp);
     int rc = head(s, where + 6 + bl, yes, &resp, err);
+    const char *dash = strchr(resp.meta_spool, '-');
+    if (rc == 0 && *yes && end != 0 && dash != NULL)
+        *yes = strtoull(dash + 1, NULL, 10) == end;
     s3_response_free(&resp);
     return rc;
 }

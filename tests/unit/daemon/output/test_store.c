@@ -68,12 +68,12 @@ static void test_store_local_publishes_atomically_and_never_replaces(void **stat
     snprintf(dir, sizeof dir, "%s/d", root);
     assert_int_equal(entries(dir), 1);                  /* only the hidden temporary */
     assert_int_equal(st_locate(s, "d/a.parquet", where, sizeof where, &err), 0);
-    assert_int_equal(st_published(s, where, &yes, &err), 0);
+    assert_int_equal(st_published(s, where, 2, &yes, &err), 0);
     assert_false(yes);
     assert_int_equal(st_publish(f, "d/a.parquet", &err), 0);
     assert_string_equal(st_where(f), where);
     assert_int_equal(st_bytes(f), 4);
-    assert_int_equal(st_published(s, where, &yes, &err), 0);
+    assert_int_equal(st_published(s, where, 2, &yes, &err), 0);
     assert_true(yes);
     /* the same name again: ST_EXISTS, the first file untouched */
     assert_int_equal(st_open(s, "d/a.parquet", &g, &err), 0);
