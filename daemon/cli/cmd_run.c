@@ -4,7 +4,8 @@
  *
  * Threads: main() runs the libuv loop (this file, ingest.c, listener.c,
  * metrics.c); the pipeline has its worker threads. Workers reach the loop
- * only through `wake` (uv_async) and the spool lock.
+ * only through `wake` (uv_async); the publishing worker writes the spool's
+ * checkpoint itself (spool.h: the appender never waits for it).
  *
  * Start: configuration, log level, temporary files left by a crash
  * removed, spool opened (a torn tail cut and reported), pipeline started
@@ -46,10 +47,7 @@
 static int on_publish_intent(void *user, const char *path, uint64_t end, pq_err *err)
 {
     dm_daemon *d = user;
-    pthread_mutex_lock(&d->spool_mu);
-    int rc = sp_checkpoint_intent(d->spool, path, end, err);
-    pthread_mutex_unlock(&d->spool_mu);
-    return rc;
+    return sp_checkpoint_intent(d->spool, path, end, err);
 }
 
 static void on_published(void *user, const char *path, uint64_t end, uint64_t rows,
@@ -57,9 +55,7 @@ static void on_published(void *user, const char *path, uint64_t end, uint64_t ro
 {
     dm_daemon *d = user;
     pq_err e = {0};
-    pthread_mutex_lock(&d->spool_mu);
     int rc = sp_checkpoint_commit(d->spool, end, &e);
-    pthread_mutex_unlock(&d->spool_mu);
     lg_info("published %s (%llu rows, %llu bytes)", path, (unsigned long long)rows,
             (unsigned long long)bytes);
     if (rc != 0)
@@ -471,6 +467,10 @@ static int open_spool(dm_daemon *d)
     pq_err e = {0};
     sp_open_report rep = {0};
     if (sp_open(&d->spool, d->cf.spool.dir, 0, &rep, &e) != 0) {
+        if (e.code == PQ_ESTATE) {
+            lg_error("%s", e.msg);   /* another parqd has it: a usage error */
+            return 1;
+        }
         lg_error("spool: %s", e.msg);
         return 3;
     }
@@ -550,10 +550,12 @@ static int start(dm_daemon *d)
 {
     pq_err e = {0};
     secure_heap(d);
-    sweep_temp(d->cf.output.dir, 0);
+    /* The spool first: a second parqd on the same spool stops here, before
+     * it touches anything of the first one's. */
     int status = open_spool(d);
     if (status != 0)
         return status;
+    sweep_temp(d->cf.output.dir, 0);
     if (open_dead_letters(d, &e) != 0 ||
         start_pipeline(d, sp_committed(d->spool), 0, true, &e) != 0) {
         lg_error("%s", e.msg);
@@ -590,7 +592,6 @@ static void teardown(dm_daemon *d)
         sp_close(d->spool);
     if (d->cf_loaded)
         cf_config_free(&d->cf);
-    pthread_mutex_destroy(&d->spool_mu);
     pthread_mutex_destroy(&d->fail_mu);
 }
 
@@ -602,7 +603,6 @@ int cmd_run(int argc, char **argv)
     if (parse_args(argc, argv, &config) != 0)
         return 1;
     d->config_path = (char *)config;
-    pthread_mutex_init(&d->spool_mu, NULL);
     pthread_mutex_init(&d->fail_mu, NULL);
     signal(SIGPIPE, SIG_IGN);    /* EPIPE is reported, not fatal */
     signal(SIGXFSZ, SIG_IGN);    /* EFBIG is reported, not fatal */

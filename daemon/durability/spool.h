@@ -3,10 +3,19 @@
  * are acknowledged to the pipeline; after a crash, restart replays the
  * spool, and records already in a completed file are not written twice").
  *
- * Thread: the loop thread owns the spool (append, flush, sync, trim); a
- * sp_reader has its own file descriptors and may run on any one thread
- * at a time, alongside appends (it reads only what was flushed before it
- * reached the end).
+ * Threads: the appender (the daemon's loop thread) calls sp_append,
+ * sp_flush, sp_sync, sp_pending_bytes and sp_next_seq; the publisher
+ * (whichever pipeline worker publishes a file, one at a time) calls
+ * sp_checkpoint_intent and sp_checkpoint_commit, which write and fsync the
+ * checkpoint and unlink trimmed segments without holding anything the
+ * appender waits for (spool_int.h says which lock guards what). The other
+ * getters may be called from any thread. A sp_reader has its own file
+ * descriptors and may run on any one thread at a time, alongside appends
+ * (it reads only what was flushed before it reached the end).
+ *
+ * One process per spool: sp_open takes an exclusive flock on <dir>/lock
+ * for the life of the sp_spool (spool_lock.c); a second process gets
+ * PQ_ESTATE "spool DIR is in use by parqd pid N".
  *
  * Sequence numbers. Every record gets the next seq (uint64, from 1 on a new
  * spool, continuing across restarts). The pipeline writes records to
@@ -17,6 +26,7 @@
  * Files in dir:
  *   <first seq, 20 digits>.spool  segments; a new one starts when the
  *                                  current one passes segment_bytes
+ *   lock                           flock'd by the process using the spool
  *   checkpoint                     the committed watermark and a pending
  *                                  publication (below)
  * A segment starts with a header (magic, format version, first seq); each
@@ -74,7 +84,8 @@ typedef struct sp_open_report {
 
 /* Creates dir if missing (mode 0700), finds the segments, checks and
  * repairs the last one's tail, reads the checkpoint (resolving a pending
- * intent), deletes segments wholly below the committed watermark.
+ * intent), deletes segments wholly below the committed watermark. Fails
+ * with PQ_ESTATE when another process has the spool open (spool_lock.c).
  * segment_bytes 0: SP_SEGMENT_BYTES_DEFAULT. report may be NULL. Returns 0
  * or PQ_EIO / PQ_ENOMEM / PQ_EINVAL (not a spool directory, a segment from
  * a newer format) with err naming the file. */
@@ -104,7 +115,9 @@ uint64_t sp_disk_bytes(const sp_spool *s);   /* bytes in segment files */
  * record < end (and >= the current watermark). 0 or PQ_EIO. */
 int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_err *err);
 /* Durably moves the watermark to end (>= the current one), clears the
- * intent, and deletes segments whose records are all < end. 0 or PQ_EIO. */
+ * intent, and deletes segments whose records are all < end, except the one
+ * being appended to: when that one is wholly committed, the next flush
+ * starts a new segment and the next commit deletes it. 0 or PQ_EIO. */
 int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err);
 
 /* ---- replay ---------------------------------------------------------- */
