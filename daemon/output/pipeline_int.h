@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "batch_int.h"
+#include "counters.h"
 #include "pathtpl.h"
 #include "pipeline.h"
 #include "rowgroup.h"
@@ -180,6 +181,8 @@ void pl_update_buffered(pl_pipeline *p);
 void pl_pools_free(pl_pipeline *p);
 
 /* stages.c */
+/* The metric label (`reason`) of a shredder's reject code. */
+dm_reject pl_reject_reason(sh_reject why);
 /* No lock: shreds b with the worker's shredder. */
 void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b);
 /* Lock held on entry and exit; takes the assembly token and assembles

@@ -26,12 +26,20 @@ static int add_reject(pl_batch *b, size_t line, int kind, const char *reason)
     return 0;
 }
 
-/* The shredder's messages for unparseable records start with these. */
-static int reject_kind(const char *msg)
+/* The metric label of a shredder's reject: from its code, never from the
+ * message, which is for people and may be reworded. */
+dm_reject pl_reject_reason(sh_reject why)
 {
-    if (strncmp(msg, "invalid JSON", 12) == 0 || strncmp(msg, "record is not", 13) == 0 ||
-        strncmp(msg, "empty line", 10) == 0)
+    switch (why) {
+    case SH_REJECT_EMPTY:
+    case SH_REJECT_INVALID_JSON:
+    case SH_REJECT_NOT_OBJECT:
         return DM_REJECT_INVALID_JSON;
+    case SH_REJECT_NO_FIT:
+    case SH_REJECT_MISSING_REQUIRED:
+    case SH_REJECT_NONE:
+        break;
+    }
     return DM_REJECT_SCHEMA;
 }
 
@@ -48,7 +56,7 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
     int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
-        return add_reject(b, i, reject_kind(e.msg), e.msg);
+        return add_reject(b, i, pl_reject_reason(sh_last_reject(wk->sh)), e.msg);
     if (rc < 0) {
         b->err = e;
         return rc;

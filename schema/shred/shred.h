@@ -33,6 +33,18 @@
 
 #define SH_REJECTED 1
 
+/* Why the last sh_shred_line returned SH_REJECTED (sh_last_reject): a
+ * stable code for whoever counts rejects (the `reason` label in /metrics),
+ * while err.msg is for people and may be reworded freely. */
+typedef enum sh_reject {
+    SH_REJECT_NONE = 0,          /* the last record was not rejected */
+    SH_REJECT_EMPTY,             /* an empty line */
+    SH_REJECT_INVALID_JSON,      /* not parseable as JSON */
+    SH_REJECT_NOT_OBJECT,        /* JSON, but not an object, and no rest column */
+    SH_REJECT_NO_FIT,            /* a value does not fit its column, no rest column */
+    SH_REJECT_MISSING_REQUIRED,  /* a required column is missing or of a wrong type */
+} sh_reject;
+
 typedef struct sh_shredder sh_shredder;
 
 int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err);
@@ -50,5 +62,8 @@ int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
  * on which worker's shredder shredded what before: the same input gives
  * the same file with any number of workers. */
 void sh_shredder_new_batch(sh_shredder *s);
+
+/* The reason of the last SH_REJECTED (SH_REJECT_NONE after a row). */
+sh_reject sh_last_reject(const sh_shredder *s);
 
 #endif
