@@ -26,6 +26,8 @@
  * keeps the whole running configuration. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,6 +464,36 @@ static int load_config(dm_daemon *d)
     return 0;
 }
 
+/* PARQD_TEST_HOLD_CHECKPOINT=FIFO, a fault hook for one test
+ * (tests/scripts/daemon/test_daemon_checkpoint_hold.sh): the first
+ * checkpoint write's fsync waits until a byte is written into FIFO, as a
+ * very slow disk would make it wait, so the test can show that lines keep
+ * being received and spooled meanwhile. Runs on the publishing worker. */
+static void hold_checkpoint(void *user)
+{
+    static atomic_bool held;
+    const char *fifo = user;
+    if (atomic_exchange(&held, true))
+        return;
+    lg_info("test hook: holding the checkpoint's fsync until %s is written", fifo);
+    int fd = open(fifo, O_RDONLY | O_CLOEXEC);
+    char c;
+    while (fd >= 0 && read(fd, &c, 1) < 0 && errno == EINTR)
+        continue;
+    if (fd >= 0)
+        close(fd);
+    lg_info("test hook: checkpoint released");
+}
+
+static void install_test_hooks(dm_daemon *d)
+{
+    const char *fifo = getenv("PARQD_TEST_HOLD_CHECKPOINT");
+    if (fifo == NULL || fifo[0] == '\0')
+        return;
+    sp_ckpt_hook hook = {.before_fsync = hold_checkpoint, .user = (void *)fifo};
+    sp_set_ckpt_hook(d->spool, &hook);
+}
+
 static int open_spool(dm_daemon *d)
 {
     pq_err e = {0};
@@ -474,6 +506,7 @@ static int open_spool(dm_daemon *d)
         lg_error("spool: %s", e.msg);
         return 3;
     }
+    install_test_hooks(d);
     if (rep.warning[0] != '\0')
         lg_warning("spool: %s", rep.warning);
     if (rep.records > 0)

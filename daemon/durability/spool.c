@@ -348,6 +348,11 @@ int sp_sync(sp_spool *s, pq_err *err)
 
 /* ---- checkpoint and trim (publisher) ---------------------------------------------- */
 
+void sp_set_ckpt_hook(sp_spool *s, const sp_ckpt_hook *hook)
+{
+    s->hook = *hook;
+}
+
 /* The front segment if it may go: all its records are < end (the next
  * segment's first seq bounds them; the last one's, flushed_seq). With
  * keep_last the last segment stays, and when it is wholly below end the
@@ -417,7 +422,7 @@ static int checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, 
     if (path == NULL)
         return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
     sp_ckpt c = {.committed = s->ckpt.committed, .intent_end = end, .intent_path = path};
-    if ((rc = sp_ckpt_write(s->dir, &c, err)) != 0) {
+    if ((rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0) {
         free(path);
         return rc;
     }
@@ -440,7 +445,7 @@ static int checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
     if (rc != 0)
         return rc;
     const sp_ckpt c = {.committed = end};
-    if ((rc = sp_ckpt_write(s->dir, &c, err)) != 0)
+    if ((rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0)
         return rc;
     sp_ckpt_free(&s->ckpt);
     s->ckpt = c;

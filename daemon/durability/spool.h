@@ -120,6 +120,17 @@ int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_e
  * starts a new segment and the next commit deletes it. 0 or PQ_EIO. */
 int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err);
 
+/* A fault hook for tests: before_fsync runs on the publisher's thread
+ * just before each checkpoint write's fsync, with the checkpoint's lock
+ * held, as a slow disk would hold it (the daemon installs one only from
+ * PARQD_TEST_HOLD_CHECKPOINT: cmd_run.c). Set it before the spool is
+ * shared between threads. */
+typedef struct sp_ckpt_hook {
+    void (*before_fsync)(void *user);
+    void *user;
+} sp_ckpt_hook;
+void sp_set_ckpt_hook(sp_spool *s, const sp_ckpt_hook *hook);
+
 /* ---- replay ---------------------------------------------------------- */
 
 typedef struct sp_reader sp_reader;

@@ -127,8 +127,9 @@ typedef struct sp_ckpt {
  * PQ_EPARSE (corrupt: err says how), PQ_EINVAL (newer version), PQ_EIO,
  * PQ_ENOMEM. */
 int sp_ckpt_read(const char *dir, sp_ckpt *c, bool *found, pq_err *err);
-/* Durably replaces the checkpoint: temp file, fsync, rename, fsync(dir). */
-int sp_ckpt_write(const char *dir, const sp_ckpt *c, pq_err *err);
+/* Durably replaces the checkpoint: temp file, fsync, rename, fsync(dir).
+ * hook (may be NULL) runs just before the temp file's fsync. */
+int sp_ckpt_write(const char *dir, const sp_ckpt *c, const sp_ckpt_hook *hook, pq_err *err);
 void sp_ckpt_free(sp_ckpt *c);
 
 /* ---- the spool object (spool.c, spool_open.c) -------------------------- */
@@ -174,6 +175,7 @@ struct sp_spool {
     /* ckpt_mu: held by the publisher across the checkpoint file's write */
     dm_mutex ckpt_mu;
     sp_ckpt ckpt;            /* as on disk */
+    sp_ckpt_hook hook;       /* set before the spool is shared */
     char *trim_path;         /* the publisher's scratch for segment paths */
 };
 

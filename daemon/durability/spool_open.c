@@ -333,7 +333,7 @@ int sp_open(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_open_rep
         (rc = scan_and_repair(s, firsts, n, report, err)) != 0 ||
         (rc = sp_trim(s, s->committed, false, err)) != 0 || (rc = open_tail(s, err)) != 0)
         goto fail;
-    if (rewrite && (rc = sp_ckpt_write(dir, &s->ckpt, err)) != 0)
+    if (rewrite && (rc = sp_ckpt_write(dir, &s->ckpt, NULL, err)) != 0)
         goto fail;
     free(firsts);
     *out = s;
