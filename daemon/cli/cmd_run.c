@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -239,8 +240,22 @@ static int open_dead_letters(dm_daemon *d, pq_err *err)
 
 /* ---- temporary files left by a crash --------------------------------------------- */
 
+/* Whether a writer holds the temporary file's flock (filesink.c takes it
+ * while writing): then it is live, whatever its pid says. */
+static bool temp_in_use(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return true;
+    bool busy = flock(fd, LOCK_EX | LOCK_NB) != 0;
+    close(fd);
+    return busy;
+}
+
 /* filesink's temporary names: ".<name>.<pid>-<n>.tmp". One whose pid is
- * not a running process (or is ours) was left by a crash. */
+ * not a running process (or is ours) was left by a crash, unless someone
+ * holds its lock: in another PID namespace (containers sharing a volume)
+ * a live writer's pid can look dead, or be ours. */
 static bool stale_temp(const char *name)
 {
     size_t n = strlen(name);
@@ -279,7 +294,8 @@ static void sweep_temp(const char *dir, int depth)
             continue;
         if (S_ISDIR(st.st_mode))
             sweep_temp(path, depth + 1);
-        else if (S_ISREG(st.st_mode) && stale_temp(e->d_name) && unlink(path) == 0)
+        else if (S_ISREG(st.st_mode) && stale_temp(e->d_name) && !temp_in_use(path) &&
+                 unlink(path) == 0)
             lg_info("removed %s, an unfinished file of an earlier run (its lines are "
                     "replayed from the spool)", path);
     }

@@ -8,7 +8,10 @@
 #  2. the first goes on and loses nothing: 20,000 records sent to it with
 #     sync: always, then kill -9;
 #  3. the lock died with it: a new parqd starts on the spool, replays it,
-#     and after SIGTERM every record is in the output exactly once.
+#     and after SIGTERM every record is in the output exactly once;
+#  4. the output directory's temporary files: a daemon starting removes
+#     those a crash left, but not one whose writer holds its lock, even
+#     when its pid looks dead (another PID namespace on a shared volume).
 #
 #   bash test_daemon_spool_lock.sh BUILD_DIR TESTDATA_DIR
 #
@@ -82,4 +85,25 @@ ROWS=$(duck "SELECT count(*) AS n, count(DISTINCT id) AS d, min(id) AS lo, max(i
 check "every record exactly once after the replay: $ROWS" \
     test "$ROWS" = '[{"n":"20000","d":"20000","lo":"1","hi":"20000"}]'
 check "no dead letters" test ! -s "$T/rejects-first.ndjson"
+
+# ---- 4: live temporary files survive another daemon's start ----------------------------
+DEAD=$(sh -c 'echo $$')      # a pid that has exited
+mkdir -p "$T/out/dt=live"
+LIVE="$T/out/dt=live/.a.parquet.$DEAD-0.tmp"
+LEFT="$T/out/dt=live/.b.parquet.$DEAD-0.tmp"
+: >"$LIVE"
+: >"$LEFT"
+spawn flock "$LIVE" sleep 60
+HOLDER=$SPAWNED
+wait_for 10 sh -c "! flock -n '$LIVE' true"
+DLOG="$T/fourth.log"
+if daemon_start "$T/first.yaml" "$DLOG"; then
+    check "a temporary file a crash left is removed" test ! -e "$LEFT"
+    check "a temporary file whose writer holds its lock stays" test -e "$LIVE"
+    daemon_stop TERM 30
+else
+    bad "parqd starts on the output directory" "$(tail -n 3 "$DLOG" | tr '\n' ' ')"
+fi
+kill "$HOLDER" 2>/dev/null
+wait_exit "$HOLDER" 10
 finish
