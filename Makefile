@@ -3,6 +3,7 @@
 # readers, configure, build and run. Everything else is CMake.
 BUILD         ?= build
 BUILD_ASAN    ?= build-asan
+BUILD_TSAN    ?= build-tsan
 BUILD_FUZZ    ?= build-fuzz
 BUILD_RELEASE ?= build-release
 BUILD_CLANG   ?= build-clang
@@ -23,8 +24,8 @@ DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run query test deps npm build build-asan build-fuzz build-release build-clang \
-	unit unit-asan unit-release unit-clang interop fuzz-smoke bench clean
+.PHONY: all run query test deps npm build build-asan build-tsan build-fuzz build-release build-clang \
+	unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke bench clean
 
 all: build
 
@@ -50,6 +51,13 @@ build: deps
 build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPQ_SANITIZE=ON $(CMAKE_OPTS) >/dev/null
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+# ThreadSanitizer (clang): Debug, so the lock-ownership asserts run too,
+# at -O1, which TSan's documentation recommends for speed.
+build-tsan: deps
+	CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DPQ_TSAN=ON \
+	    $(CMAKE_OPTS) >/dev/null
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
 
 build-fuzz: deps
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF \
@@ -93,6 +101,18 @@ unit-asan: build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS)
 
+# Every cmocka test, and the scripts whose daemons and converts run the
+# pipeline's threads (workers, the loop, TLS, reload, kill -9, the held
+# checkpoint). A report fails the test: a cmocka test exits 66, a daemon's
+# log is searched by tests/daemon/lib.sh. tests/tsan.supp names each
+# suppression and why.
+TSAN_SCRIPTS := test_convert_workers|test_daemon_e2e|test_daemon_crash|test_daemon_reload|\
+  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock
+TSAN_ENV := TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp"
+unit-tsan: build-tsan npm
+	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L unit --output-on-failure -j $(JOBS)
+	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -R '^($(TSAN_SCRIPTS))$$' --output-on-failure -j $(JOBS)
+
 # The cmocka tests only (label "unit"): the interop scripts already ran
 # against the main build, and their files do not depend on the compiler.
 unit-release: build-release
@@ -114,7 +134,7 @@ fuzz-smoke: build-fuzz
 	        $$([ -d tests/fuzz/corpus/$$name ] && echo tests/fuzz/corpus/$$name) || exit 1; \
 	    rm -rf $$scratch; done
 
-test: unit unit-asan unit-release unit-clang interop fuzz-smoke
+test: unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke
 
 bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
@@ -123,4 +143,4 @@ bench: build npm
 	bash bench/bench_compare.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)

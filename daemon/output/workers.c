@@ -32,9 +32,10 @@ static bool cleanup_possible(const pl_pipeline *p)
     return p->cleanup_pending && !p->assembling && !p->writing && p->busy == 0;
 }
 
-/* Drops everything not yet published; every worker is idle. */
+/* Drops everything not yet published; every worker is idle. Lock held. */
 static void cleanup(pl_pipeline *p)
 {
+    dm_mutex_assert_held(&p->mu);
     while (p->order_head != NULL) {
         pl_batch *b = p->order_head;
         p->order_head = b->next;
@@ -425,7 +426,9 @@ void pl_destroy(pl_pipeline *p)
         vs_state_free(&p->workers[i].vs);
     }
     free(p->workers);
+    dm_mutex_lock(&p->mu);       /* alone now, but cleanup's callees expect it */
     cleanup(p);
+    dm_mutex_unlock(&p->mu);
     pl_pools_free(p);
     for (size_t i = 0; i < p->n_finished; i++)
         fs_free(&p->finished[i].file);
