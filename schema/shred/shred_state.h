@@ -13,7 +13,7 @@
 #include "json.h"
 #include "pq_writer.h"
 #include "rowgroup.h"
-#include "shred.h"
+#include "shred_reject.h"
 #include "variant.h"
 #include "vshred.h"
 
