@@ -188,32 +188,34 @@ static void pop_tail(sp_spool *s)
 
 /* Retires the current segment (kept open until sp_sync if it has unsynced
  * data); a fully committed one is removed by the publisher's next trim. */
-static int retire_current(sp_spool *s, pq_err *err)
+static void retire_current(sp_spool *s)
 {
-    int rc;
     if (s->fd < 0)
-        return PQ_OK;
-    /* Bounded fds: with sync: none nobody calls sp_sync, so past
-     * SP_UNSYNCED_MAX segments the oldest is synced here. */
-    if (s->dirty && s->nunsynced == SP_UNSYNCED_MAX && (rc = sync_unsynced(s, 0, err)) != 0)
-        return rc;
+        return;
+    /* Bounded fds. The table fills only when nobody calls sp_sync
+     * (sync: none: one flush never spans segments, and batch or always
+     * sync at least once per segment), and then nobody asked for the
+     * oldest segment to be durable: it is closed, not synced, so an
+     * append never waits for an fsync that spool.sync did not ask for. */
+    if (s->dirty && s->nunsynced == SP_UNSYNCED_MAX) {
+        close(s->unsynced[0].fd);
+        memmove(s->unsynced, s->unsynced + 1, (s->nunsynced - 1) * sizeof *s->unsynced);
+        s->nunsynced--;
+    }
     if (s->dirty)
         s->unsynced[s->nunsynced++] = (sp_unsynced){s->fd, s->cur_first};
     else
         close(s->fd);
     s->fd = -1;
     s->dirty = false;
-    return PQ_OK;
 }
 
 /* Creates the next segment, named for the first buffered record. */
 static int segment_start(sp_spool *s, pq_err *err)
 {
-    int rc = retire_current(s, err);
-    if (rc != 0)
-        return rc;
+    retire_current(s);
     dm_mutex_lock(&s->seg_mu);
-    rc = sp_segs_push(s, s->flushed_seq, 0, err);
+    int rc = sp_segs_push(s, s->flushed_seq, 0, err);
     dm_mutex_unlock(&s->seg_mu);
     if (rc != 0)
         return rc;
@@ -224,14 +226,9 @@ static int segment_start(sp_spool *s, pq_err *err)
         return pq_err_set(err, PQ_EIO, "spool %s: cannot create segment: %s", s->path,
                           strerror(errno));
     }
-    /* The new name must survive a crash, or so would none of its records. */
-    if ((rc = sp_fsync_dir(s->dir, err)) != 0) {
-        close(s->fd);
-        unlink(s->path);
-        s->fd = -1;
-        pop_tail(s);
-        return rc;
-    }
+    /* The new name must survive a crash, or so would none of its records:
+     * the next sp_sync fsyncs the directory too. */
+    s->dir_dirty = true;
     s->cur_first = s->flushed_seq;
     s->cur_bytes = 0;
     dm_mutex_lock(&s->seg_mu);
@@ -335,6 +332,11 @@ int sp_sync(sp_spool *s, pq_err *err)
     while (s->nunsynced > 0)
         if ((rc = sync_unsynced(s, 0, err)) != 0)
             return rc;
+    if (s->dir_dirty) {
+        if ((rc = sp_fsync_dir(s->dir, err)) != 0)
+            return rc;
+        s->dir_dirty = false;
+    }
     if (s->fd >= 0 && s->dirty) {
         if (SP_FDATASYNC(s->fd) != 0) {
             sp_seg_path(s->path, s->dir, s->cur_first);

@@ -101,7 +101,9 @@ int sp_append(sp_spool *s, int64_t ingest_us, const char *source, size_t source_
  * when the current one is full). 0, or PQ_EIO with the cause; on failure
  * the buffered records are kept for the next call. */
 int sp_flush(sp_spool *s, pq_err *err);
-/* fdatasync of everything flushed (after sp_flush). 0 or PQ_EIO. */
+/* fdatasync of everything flushed (after sp_flush), and of the
+ * directory when a segment was created since the last call. The only
+ * fsyncs an appender makes. 0 or PQ_EIO. */
 int sp_sync(sp_spool *s, pq_err *err);
 /* Bytes appended but not yet flushed. */
 size_t sp_pending_bytes(const sp_spool *s);

@@ -160,6 +160,7 @@ struct sp_spool {
     int fd;                  /* the last segment, open to append; -1: none */
     uint64_t cur_first, cur_bytes;  /* fd's segment: its name and size */
     bool dirty;              /* fd has data not yet fdatasync'd */
+    bool dir_dirty;          /* a segment was created since the last sp_sync */
     sp_unsynced unsynced[SP_UNSYNCED_MAX];   /* rolled, still dirty segments */
     size_t nunsynced;
     pq_buf buf;              /* SP_HDR_SIZE spare bytes, then pending records */
