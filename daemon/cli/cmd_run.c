@@ -400,13 +400,20 @@ static void finish_shutdown(dm_daemon *d)
  * clients hang up or DM_SHUTDOWN_GRACE_MS passes (a client that wrote
  * everything and closed just before the signal loses nothing, even what
  * is still in its kernel's send buffer); then the rest are closed, after
- * reading what already arrived. Checked on a timer, not an idle handle,
- * so waiting costs no CPU. */
+ * reading what already arrived. Time with reading paused for flow control
+ * (the parsers are behind and catching up) does not count: the wait is
+ * ours, not the clients'. Paused by pressure (the writer behind, the
+ * spool unwritable) it counts, as that may not end. Checked on a timer,
+ * not an idle handle, so waiting costs no CPU. */
 static void on_shutdown_timer(uv_timer_t *t)
 {
     dm_daemon *d = t->data;
     if (!d->listeners_closing) {
-        if (ls_server_connections(d->ls) > 0 && uv_now(d->loop) < d->shutdown_deadline_ms)
+        const uint64_t now = uv_now(d->loop);
+        if (d->paused && !d->pressure)
+            d->shutdown_deadline_ms += now - d->shutdown_tick_ms;
+        d->shutdown_tick_ms = now;
+        if (ls_server_connections(d->ls) > 0 && now < d->shutdown_deadline_ms)
             return;
         d->listeners_closing = true;
         ls_server_close(d->ls);
@@ -431,7 +438,8 @@ static void begin_shutdown(dm_daemon *d, int sig)
         dm_start_replay(d, d->fail_resume);
     }
     ls_server_stop_accepting(d->ls);
-    d->shutdown_deadline_ms = uv_now(d->loop) + DM_SHUTDOWN_GRACE_MS;
+    d->shutdown_tick_ms = uv_now(d->loop);
+    d->shutdown_deadline_ms = d->shutdown_tick_ms + DM_SHUTDOWN_GRACE_MS;
     uv_timer_start(&d->shutdown_timer, on_shutdown_timer, 0, 20);
 }
 

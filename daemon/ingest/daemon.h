@@ -73,7 +73,8 @@ typedef struct dm_daemon {
     bool handles_ready;
     bool stopping;
     bool listeners_closing;
-    uint64_t shutdown_deadline_ms;
+    uint64_t shutdown_deadline_ms;   /* uv_now; moved on while paused for flow control */
+    uint64_t shutdown_tick_ms;       /* the shutdown timer's last run */
     int exit_status;
 } dm_daemon;
 
