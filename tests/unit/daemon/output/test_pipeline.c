@@ -367,6 +367,20 @@ static void test_pipeline_failure_resumes_at_the_watermark(void **state)
     pl_destroy(p);
 }
 
+/* The drained pipeline finished exactly one file of `rows` rows: it is
+ * removed, and the pipeline destroyed. */
+static void expect_one_file_and_destroy(pl_pipeline *p, uint64_t rows)
+{
+    size_t n = 0;
+    pl_finished *done = pl_take_finished(p, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(done[0].rows, rows);
+    fs_abort(&done[0].file, NULL);
+    fs_free(&done[0].file);
+    free(done);
+    pl_destroy(p);
+}
+
 /* Buffered bytes count what is in flight; pl_wait_below returns once the
  * batches are assembled even though the row group they went into is not
  * full (it waits for more lines: counting it would wait forever), and
@@ -384,14 +398,7 @@ static void test_pipeline_buffered_bytes_drain_to_zero(void **state)
     pl_close_files(p);
     assert_int_equal(pl_drain(p, NULL), 0);
     assert_int_equal(pl_buffered_bytes(p), 0);
-    size_t n = 0;
-    pl_finished *done = pl_take_finished(p, &n);
-    assert_int_equal(n, 1);
-    assert_int_equal(done[0].rows, 3000);
-    fs_abort(&done[0].file, NULL);
-    fs_free(&done[0].file);
-    free(done);
-    pl_destroy(p);
+    expect_one_file_and_destroy(p, 3000);
 }
 
 /* The /metrics `reason` label of a reject comes from the shredder's code
@@ -430,14 +437,7 @@ static void test_pipeline_reject_reasons_are_counted_by_code(void **state)
     assert_int_equal(pl_drain(p, NULL), 0);
     for (int r = 0; r < DM_REJECT_COUNT; r++)
         assert_int_equal(dm_get(&dm_counters_global.records_rejected[r]) - before[r], want[r]);
-    size_t nf = 0;
-    pl_finished *done = pl_take_finished(p, &nf);
-    assert_int_equal(nf, 1);
-    assert_int_equal(done[0].rows, 1);
-    fs_abort(&done[0].file, NULL);
-    fs_free(&done[0].file);
-    free(done);
-    pl_destroy(p);
+    expect_one_file_and_destroy(p, 1);
 }
 
 int main(void)
