@@ -260,6 +260,15 @@ TMPDIR="$T/stage" "$PARQD" convert --schema "$T/schema.yaml" -o - "$T/eight.ndjs
     2>/dev/null >"$T/stdout.parquet"
 "$PARQD" convert --schema "$T/schema.yaml" -o "$T/named.parquet" "$T/eight.ndjson" 2>/dev/null
 check "-o - into a regular file: the same bytes as -o FILE" cmp -s "$T/stdout.parquet" "$T/named.parquet"
+# A terminal gets no Parquet bytes: exit 1 with the reason (script(1) gives a pty).
+if command -v script >/dev/null; then
+    script -qec "TMPDIR='$T/stage' '$PARQD' convert -o - '$T/eight.ndjson'" /dev/null >"$T/tty.out" 2>&1
+    check "-o - on a terminal exits 1" [ "$?" = 1 ]
+    check "-o - on a terminal says why" grep -q 'standard output is a terminal' "$T/tty.out"
+    check "-o - on a terminal writes nothing to it" bash -c "! grep -q PAR1 '$T/tty.out'"
+else
+    echo "note: script(1) missing: -o - on a terminal not checked"
+fi
 # A reader that goes away: exit 3 with the reason, and the staged file removed.
 (TMPDIR="$T/stage" "$PARQD" convert --schema "$T/schema.yaml" -o - "$T/many.ndjson" \
     2>"$T/epipe.err"; echo $? >"$T/epipe.rc") | head -c 100 >/dev/null
