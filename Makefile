@@ -3,6 +3,7 @@
 # readers, configure, build and run. Everything else is CMake.
 BUILD         ?= build
 BUILD_ASAN    ?= build-asan
+BUILD_TSAN    ?= build-tsan
 BUILD_FUZZ    ?= build-fuzz
 BUILD_RELEASE ?= build-release
 BUILD_CLANG   ?= build-clang
@@ -17,6 +18,9 @@ DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
   libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time \
   syslog-ng-core openssl libcurl4-openssl-dev
+# For the Debian package (make deb, and its test in make test): the man
+# page's scdoc and lintian; installed by deps-deb, not by `make run`.
+DEB_PACKAGING := scdoc lintian
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
 DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3 aws:awscli
@@ -26,13 +30,14 @@ DEB_S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run query test deps npm build build-asan build-fuzz build-release build-clang \
-	unit unit-asan unit-release unit-clang interop fuzz-smoke bench clean
+.PHONY: all run query test deps deps-deb deb npm build build-asan build-tsan build-fuzz build-release \
+	build-clang unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke bench clean
 
 all: build
 
 # Installs only what is missing, so a prepared machine pays nothing.
-deps:
+deps-deb: DEB_PACKAGES += $(DEB_PACKAGING)
+deps deps-deb:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done; \
 	    for t in $(DEB_TOOLS); do command -v $${t%%:*} >/dev/null || echo $${t#*:}; done); \
@@ -60,6 +65,13 @@ build: deps
 build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DPQ_SANITIZE=ON $(CMAKE_OPTS) >/dev/null
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+# ThreadSanitizer (clang): Debug, so the lock-ownership asserts run too,
+# at -O1, which TSan's documentation recommends for speed.
+build-tsan: deps
+	CC=clang cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DPQ_TSAN=ON \
+	    $(CMAKE_OPTS) >/dev/null
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
 
 build-fuzz: deps
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPQ_FUZZ=ON -DPQ_TESTS=OFF \
@@ -91,17 +103,32 @@ run: build npm
 	@echo "  query: make query"
 	exec ./$(BUILD)/parqd --config conf/run.yaml
 
+# With nothing published yet, query.mjs says why and when a file will be,
+# from conf/run.yaml and the daemon's metrics.
 QUERY ?= SELECT ts, level, service, msg, status, user FROM read_parquet('run-data/out/**/*.parquet') ORDER BY ts
 query: npm
-	@cd tests/interop && node query.mjs "$$(echo "$(QUERY)" | sed "s|'run-data/|'$(CURDIR)/run-data/|g")"
+	@node tests/interop/query.mjs --config conf/run.yaml "$(QUERY)"
 
 # Some ctest scripts read files back with the npm readers: install them first.
-unit: build npm
+# test_deb_install builds the package: deps-deb first, so build finds scdoc.
+unit: deps-deb build npm
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 unit-asan: build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS)
+
+# Every cmocka test, and the scripts whose daemons and converts run the
+# pipeline's threads (workers, the loop, TLS, reload, kill -9, the held
+# checkpoint). A report fails the test: a cmocka test exits 66, a daemon's
+# log is searched by tests/daemon/lib.sh. tests/tsan.supp names each
+# suppression and why.
+TSAN_SCRIPTS := test_convert_workers|test_daemon_e2e|test_daemon_crash|test_daemon_reload|\
+  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock
+TSAN_ENV := TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp"
+unit-tsan: build-tsan npm
+	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L unit --output-on-failure -j $(JOBS)
+	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -R '^($(TSAN_SCRIPTS))$$' --output-on-failure -j $(JOBS)
 
 # The cmocka tests only (label "unit"): the interop scripts already ran
 # against the main build, and their files do not depend on the compiler.
@@ -124,7 +151,7 @@ fuzz-smoke: build-fuzz
 	        $$([ -d tests/fuzz/corpus/$$name ] && echo tests/fuzz/corpus/$$name) || exit 1; \
 	    rm -rf $$scratch; done
 
-test: unit unit-asan unit-release unit-clang interop fuzz-smoke
+test: unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke
 
 bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
@@ -133,5 +160,13 @@ bench: build npm
 	bash bench/bench_compare.sh $(BUILD)
 	bash bench/bench_s3.sh $(BUILD)
 
+# The Debian package $(BUILD)/parqd_VERSION_ARCH.deb (packaging/deb.cmake),
+# checked by lintian; the build is configured again once scdoc is there.
+deb: deps-deb
+	$(MAKE) --no-print-directory build
+	cd $(BUILD) && cpack -G DEB
+	lintian --fail-on error $(BUILD)/parqd_$$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' \
+	    $(BUILD)/CMakeCache.txt)_$$(dpkg --print-architecture).deb
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ) $(BUILD_RELEASE) $(BUILD_CLANG)

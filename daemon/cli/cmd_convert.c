@@ -17,6 +17,10 @@
  *                 error after the work is done, and the summary names them.
  *                 An existing FILE is refused up front (exit 1): convert
  *                 never overwrites.
+ *   -o -          standard output, as one complete file (rotation does not
+ *                 apply). It is staged in a private directory under
+ *                 $TMPDIR (default /tmp), then copied out, so stdout may be
+ *                 a pipe; a terminal is refused (exit 1).
  * Rotation by max_age, and row groups by age, do not apply: a batch has
  * no idle stream to bound, and age limits would make the output depend on
  * how fast the machine is.
@@ -29,8 +33,8 @@
  * Dead letters: errors.dead_letter when the configuration file sets it;
  * otherwise beside the output: FILE minus ".parquet" + ".rejects.ndjson"
  * (out.parquet -> out.rejects.ndjson), DIR + ".rejects.ndjson" (out/ ->
- * out.rejects.ndjson), or, without -o, the configuration's default
- * (./rejects.ndjson). Created only when a record is rejected; appended to.
+ * out.rejects.ndjson), or, without -o and with -o -, the configuration's
+ * default (./rejects.ndjson). Created only when a record is rejected; appended to.
  * Sources read "file:/abs/path/in.ndjson:LINE" or "stdin:LINE".
  *
  * Exit: 0 every record written; 1 usage/configuration (missing input
@@ -77,7 +81,8 @@ typedef struct conv {
     bool cf_loaded;
     pq_writer_opts wopts;
     kr_keyring keys;
-    bool file_mode;              /* -o FILE */
+    bool file_mode;              /* -o FILE (and -o -, staged) */
+    char *stage_dir;             /* -o -: the private directory the file waits in */
     char *out_dir;               /* where files go */
     char *out_file;              /* file mode: FILE's name within out_dir */
     st_store *store;             /* out_dir's store: local, or S3 (-o s3://) */
@@ -115,7 +120,8 @@ static void on_signal(int sig)
 static void usage(void)
 {
     fputs("usage: parqd convert [--config FILE] [--schema FILE] [-o OUT] [-v] [INPUT...|-]\n"
-          "  OUT is one file, or a directory when it ends in '/' or exists as one;\n"
+          "  OUT is one file, or a directory when it ends in '/' or exists as one,\n"
+          "  or '-' for standard output (one file, written once complete);\n"
           "  no INPUT (or '-') reads stdin; -v names the fields each file's\n"
           "  automatically shredded Variant columns shred (shred: auto).\n", stderr);
 }
@@ -327,6 +333,96 @@ static void abort_all(conv *c, bool unpublish)
     c->n_done = 0;
 }
 
+/* ---- -o -: standard output ------------------------------------------------------ */
+
+/* -o -: file mode into a private directory (0700, mkdtemp) under $TMPDIR;
+ * rotation is off, so the input makes one file. stdout_copy writes it out
+ * once published; teardown removes it and the directory. */
+static int stdout_stage(conv *c)
+{
+    if (isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "parqd convert: -o -: standard output is a terminal; not writing "
+                "Parquet bytes to it (redirect it to a file or pipe it to a reader)\n");
+        return 1;
+    }
+    const char *tmp = getenv("TMPDIR");
+    if (asprintf(&c->stage_dir, "%s/parqd-convert-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+        c->stage_dir = NULL;
+        fprintf(stderr, "parqd convert: out of memory\n");
+        return 3;
+    }
+    if (mkdtemp(c->stage_dir) == NULL) {
+        fprintf(stderr, "parqd convert: -o -: cannot create the staging directory %s: %s "
+                "(set TMPDIR to a writable directory)\n", c->stage_dir, strerror(errno));
+        free(c->stage_dir);
+        c->stage_dir = NULL;
+        return 3;
+    }
+    c->file_mode = true;
+    c->out_dir = strdup(c->stage_dir);
+    c->out_file = strdup("stdout.parquet");
+    c->cf.output.rotate.max_bytes = 0;
+    c->cf.output.rotate.max_rows = 0;
+    return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w == 0)
+            errno = EIO;                 /* no progress: report it as an I/O error */
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Copies the published (staged) file to standard output. */
+static int stdout_copy(conv *c)
+{
+    pq_err e = {0};
+    const st_file *f = pl_finished_file(&c->done[0]);
+    const char *path = st_where(f);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        pq_err_set(&e, PQ_EIO, "-o -: cannot open the staged file %s: %s", path, strerror(errno));
+        return fail(c, &e);
+    }
+    char buf[1 << 16];
+    uint64_t done = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            pq_err_set(&e, PQ_EIO, "-o -: reading the staged file %s: %s", path, strerror(errno));
+        else if (n > 0 && write_all(STDOUT_FILENO, buf, (size_t)n) != 0)
+            pq_err_set(&e, PQ_EIO, "-o -: writing standard output failed after %" PRIu64
+                       " of %" PRIu64 " bytes: %s", done, st_bytes(f),
+                       strerror(errno));
+        if (n <= 0 || e.code != 0)
+            break;
+        done += (uint64_t)n;
+    }
+    close(fd);
+    return e.code != 0 ? fail(c, &e) : 0;
+}
+
+/* After abort_all: the staging directory, empty by then. */
+static void stdout_unstage(conv *c)
+{
+    if (c->stage_dir != NULL && rmdir(c->stage_dir) != 0)
+        fprintf(stderr, "parqd convert: cannot remove the staging directory %s: %s\n",
+                c->stage_dir, strerror(errno));
+    free(c->stage_dir);
+    c->stage_dir = NULL;
+}
+
 /* ---- records ------------------------------------------------------------------ */
 
 /* Pipeline worker, in order: the first rejects are also shown on stderr. */
@@ -494,6 +590,10 @@ static int setup_output(conv *c, const args *a, bool config_given)
         return setup_s3_output(c, a->out);
     if (a->out == NULL) {
         c->out_dir = strdup(c->cf.output.dir);
+    } else if (strcmp(a->out, "-") == 0) {
+        int rc = stdout_stage(c);
+        if (rc != 0)
+            return rc;
     } else {
         size_t n = strlen(a->out);
         bool is_dir = a->out[n - 1] == '/' || (stat(a->out, &st) == 0 && S_ISDIR(st.st_mode));
@@ -525,7 +625,7 @@ static int setup_output(conv *c, const args *a, bool config_given)
         }
     }
     if (c->out_dir == NULL || (c->file_mode && c->out_file == NULL) ||
-        (!dl_explicit && a->out != NULL && dl_own == NULL)) {
+        (!dl_explicit && a->out != NULL && c->stage_dir == NULL && dl_own == NULL)) {
         free(dl_own);
         fprintf(stderr, "parqd convert: out of memory\n");
         return 3;
@@ -620,7 +720,8 @@ static int setup(conv *c, const args *a)
 
 static void teardown(conv *c)
 {
-    abort_all(c, false);
+    abort_all(c, c->stage_dir != NULL);  /* -o -: the staged file goes too */
+    stdout_unstage(c);
     free(c->done);
     pl_batch_destroy(c->batch);
     pl_destroy(c->pl);           /* before the dead letters and keys it borrows */
@@ -659,7 +760,9 @@ static void summary(const conv *c, int status)
         return;
     }
     char where[2 * PATH_MAX + 16] = "";
-    if (c->n_done == 1)
+    if (c->stage_dir != NULL)
+        snprintf(where, sizeof where, ": standard output");
+    else if (c->n_done == 1)
         snprintf(where, sizeof where, ": %s", st_where(pl_finished_file((pl_finished *)&c->done[0])));
     else if (c->n_done > 1 && c->file_mode)
         snprintf(where, sizeof where, ": %s .. %s", st_where(pl_finished_file((pl_finished *)&c->done[0])),
@@ -725,6 +828,8 @@ int cmd_convert(int argc, char **argv)
         fail(&c, &e);
     if (!c.failed)
         commit_all(&c);
+    if (!c.failed && c.stage_dir != NULL)
+        stdout_copy(&c);
     if (c.failed) {
         fprintf(stderr, "parqd convert: %s\n", c.err.msg);
         summary(&c, 3);

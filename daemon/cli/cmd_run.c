@@ -4,7 +4,8 @@
  *
  * Threads: main() runs the libuv loop (this file, ingest.c, listener.c,
  * metrics.c); the pipeline has its worker threads. Workers reach the loop
- * only through `wake` (uv_async) and the spool lock.
+ * only through `wake` (uv_async); the publishing worker writes the spool's
+ * checkpoint itself (spool.h: the appender never waits for it).
  *
  * Start: configuration, log level, temporary files left by a crash
  * removed, spool opened (a torn tail cut and reported), pipeline started
@@ -25,10 +26,13 @@
  * keeps the whole running configuration. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,10 +51,7 @@
 static int on_publish_intent(void *user, const char *path, uint64_t end, pq_err *err)
 {
     dm_daemon *d = user;
-    pthread_mutex_lock(&d->spool_mu);
-    int rc = sp_checkpoint_intent(d->spool, path, end, err);
-    pthread_mutex_unlock(&d->spool_mu);
-    return rc;
+    return sp_checkpoint_intent(d->spool, path, end, err);
 }
 
 static void on_published(void *user, const char *path, uint64_t end, uint64_t rows,
@@ -58,9 +59,7 @@ static void on_published(void *user, const char *path, uint64_t end, uint64_t ro
 {
     dm_daemon *d = user;
     pq_err e = {0};
-    pthread_mutex_lock(&d->spool_mu);
     int rc = sp_checkpoint_commit(d->spool, end, &e);
-    pthread_mutex_unlock(&d->spool_mu);
     lg_info("published %s (%llu rows, %llu bytes)", path, (unsigned long long)rows,
             (unsigned long long)bytes);
     if (rc != 0)
@@ -256,8 +255,22 @@ static int open_dead_letters(dm_daemon *d, pq_err *err)
 
 /* ---- temporary files left by a crash --------------------------------------------- */
 
+/* Whether a writer holds the temporary file's flock (filesink.c takes it
+ * while writing): then it is live, whatever its pid says. */
+static bool temp_in_use(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return true;
+    bool busy = flock(fd, LOCK_EX | LOCK_NB) != 0;
+    close(fd);
+    return busy;
+}
+
 /* filesink's temporary names: ".<name>.<pid>-<n>.tmp". One whose pid is
- * not a running process (or is ours) was left by a crash. */
+ * not a running process (or is ours) was left by a crash, unless someone
+ * holds its lock: in another PID namespace (containers sharing a volume)
+ * a live writer's pid can look dead, or be ours. */
 static bool stale_temp(const char *name)
 {
     size_t n = strlen(name);
@@ -296,7 +309,8 @@ static void sweep_temp(const char *dir, int depth)
             continue;
         if (S_ISDIR(st.st_mode))
             sweep_temp(path, depth + 1);
-        else if (S_ISREG(st.st_mode) && stale_temp(e->d_name) && unlink(path) == 0)
+        else if (S_ISREG(st.st_mode) && stale_temp(e->d_name) && !temp_in_use(path) &&
+                 unlink(path) == 0)
             lg_info("removed %s, an unfinished file of an earlier run (its lines are "
                     "replayed from the spool)", path);
     }
@@ -401,13 +415,20 @@ static void finish_shutdown(dm_daemon *d)
  * clients hang up or DM_SHUTDOWN_GRACE_MS passes (a client that wrote
  * everything and closed just before the signal loses nothing, even what
  * is still in its kernel's send buffer); then the rest are closed, after
- * reading what already arrived. Checked on a timer, not an idle handle,
- * so waiting costs no CPU. */
+ * reading what already arrived. Time with reading paused for flow control
+ * (the parsers are behind and catching up) does not count: the wait is
+ * ours, not the clients'. Paused by pressure (the writer behind, the
+ * spool unwritable) it counts, as that may not end. Checked on a timer,
+ * not an idle handle, so waiting costs no CPU. */
 static void on_shutdown_timer(uv_timer_t *t)
 {
     dm_daemon *d = t->data;
     if (!d->listeners_closing) {
-        if (ls_server_connections(d->ls) > 0 && uv_now(d->loop) < d->shutdown_deadline_ms)
+        const uint64_t now = uv_now(d->loop);
+        if (d->paused && !d->pressure)
+            d->shutdown_deadline_ms += now - d->shutdown_tick_ms;
+        d->shutdown_tick_ms = now;
+        if (ls_server_connections(d->ls) > 0 && now < d->shutdown_deadline_ms)
             return;
         d->listeners_closing = true;
         ls_server_close(d->ls);
@@ -432,7 +453,8 @@ static void begin_shutdown(dm_daemon *d, int sig)
         dm_start_replay(d, d->fail_resume);
     }
     ls_server_stop_accepting(d->ls);
-    d->shutdown_deadline_ms = uv_now(d->loop) + DM_SHUTDOWN_GRACE_MS;
+    d->shutdown_tick_ms = uv_now(d->loop);
+    d->shutdown_deadline_ms = d->shutdown_tick_ms + DM_SHUTDOWN_GRACE_MS;
     uv_timer_start(&d->shutdown_timer, on_shutdown_timer, 0, 20);
 }
 
@@ -481,14 +503,49 @@ static int load_config(dm_daemon *d)
     return 0;
 }
 
+/* PARQD_TEST_HOLD_CHECKPOINT=FIFO, a fault hook for one test
+ * (tests/scripts/daemon/test_daemon_checkpoint_hold.sh): the first
+ * checkpoint write's fsync waits until a byte is written into FIFO, as a
+ * very slow disk would make it wait, so the test can show that lines keep
+ * being received and spooled meanwhile. Runs on the publishing worker. */
+static void hold_checkpoint(void *user)
+{
+    static atomic_bool held;
+    const char *fifo = user;
+    if (atomic_exchange(&held, true))
+        return;
+    lg_info("test hook: holding the checkpoint's fsync until %s is written", fifo);
+    int fd = open(fifo, O_RDONLY | O_CLOEXEC);
+    char c;
+    while (fd >= 0 && read(fd, &c, 1) < 0 && errno == EINTR)
+        continue;
+    if (fd >= 0)
+        close(fd);
+    lg_info("test hook: checkpoint released");
+}
+
+static void install_test_hooks(dm_daemon *d)
+{
+    const char *fifo = getenv("PARQD_TEST_HOLD_CHECKPOINT");
+    if (fifo == NULL || fifo[0] == '\0')
+        return;
+    sp_ckpt_hook hook = {.before_fsync = hold_checkpoint, .user = (void *)fifo};
+    sp_set_ckpt_hook(d->spool, &hook);
+}
+
 static int open_spool(dm_daemon *d)
 {
     pq_err e = {0};
     sp_open_report rep = {0};
     if (rs_open_spool(d, &rep, &e) != 0) {
+        if (e.code == PQ_ESTATE) {
+            lg_error("%s", e.msg);   /* another parqd has it: a usage error */
+            return 1;
+        }
         lg_error("spool: %s", e.msg);
         return 3;
     }
+    install_test_hooks(d);
     if (rep.warning[0] != '\0')
         lg_warning("spool: %s", rep.warning);
     if (rep.records > 0)
@@ -565,10 +622,12 @@ static int start(dm_daemon *d)
 {
     pq_err e = {0};
     secure_heap(d);
-    sweep_temp(d->cf.output.dir, 0);
+    /* The spool first: a second parqd on the same spool stops here, before
+     * it touches anything of the first one's. */
     int status = open_spool(d);
     if (status != 0)
         return status;
+    sweep_temp(d->cf.output.dir, 0);
     if (open_dead_letters(d, &e) != 0 ||
         start_pipeline(d, sp_committed(d->spool), 0, true, &e) != 0) {
         lg_error("%s", e.msg);
@@ -605,7 +664,6 @@ static void teardown(dm_daemon *d)
         sp_close(d->spool);
     if (d->cf_loaded)
         cf_config_free(&d->cf);
-    pthread_mutex_destroy(&d->spool_mu);
     pthread_mutex_destroy(&d->fail_mu);
 }
 
@@ -617,7 +675,6 @@ int cmd_run(int argc, char **argv)
     if (parse_args(argc, argv, &config) != 0)
         return 1;
     d->config_path = (char *)config;
-    pthread_mutex_init(&d->spool_mu, NULL);
     pthread_mutex_init(&d->fail_mu, NULL);
     signal(SIGPIPE, SIG_IGN);    /* EPIPE is reported, not fatal */
     signal(SIGXFSZ, SIG_IGN);    /* EFBIG is reported, not fatal */

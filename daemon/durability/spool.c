@@ -4,8 +4,12 @@
  * spool_reader.c, the format checks in spool_scan.c, the checkpoint file
  * in spool_ckpt.c.
  *
- * Thread: the loop thread only, and no locks: nothing else touches an
- * sp_spool (a reader copies the directory name and opens its own files).
+ * Threads (spool.h, spool_int.h): the appender (the loop thread) runs
+ * sp_append, sp_flush and sp_sync; the publisher (a pipeline worker) runs
+ * sp_checkpoint_intent / _commit and the trim. The appender takes seg_mu
+ * only around in-memory updates of the segment list, never across a
+ * syscall, so a checkpoint's fsync or a trim's unlinks never hold up an
+ * append. (A reader copies the directory name and opens its own files.)
  *
  * On-disk format, version 1. Integers are little-endian.
  *
@@ -57,6 +61,7 @@
 #define SP_FDATASYNC fdatasync
 #endif
 
+/* seg_mu held, or the spool not yet shared (sp_open). */
 int sp_segs_push(sp_spool *s, uint64_t first, uint64_t bytes, pq_err *err)
 {
     if (s->nsegs == s->segs_cap) {
@@ -79,10 +84,15 @@ void sp_close(sp_spool *s)
         close(s->unsynced[i].fd);
     if (s->fd >= 0)
         close(s->fd);
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);       /* releases the flock */
     pq_buf_free(&s->buf);
     sp_ckpt_free(&s->ckpt);
+    dm_mutex_destroy(&s->seg_mu);
+    dm_mutex_destroy(&s->ckpt_mu);
     free(s->segs);
     free(s->path);
+    free(s->trim_path);
     free(s->dir);
     free(s);
 }
@@ -126,11 +136,23 @@ size_t sp_pending_bytes(const sp_spool *s)
 }
 
 uint64_t sp_next_seq(const sp_spool *s) { return s->next_seq; }
-uint64_t sp_flushed_seq(const sp_spool *s) { return s->flushed_seq; }
-uint64_t sp_committed(const sp_spool *s) { return s->committed; }
-uint64_t sp_disk_bytes(const sp_spool *s) { return s->disk_bytes; }
 
-/* ---- flush and sync ----------------------------------------------------------- */
+/* The appender writes flushed_seq (under seg_mu) and may read it without;
+ * these may be called from any thread, so they lock. */
+static uint64_t locked_get(const sp_spool *s, const uint64_t *field)
+{
+    sp_spool *m = (sp_spool *)s;
+    dm_mutex_lock(&m->seg_mu);
+    uint64_t v = *field;
+    dm_mutex_unlock(&m->seg_mu);
+    return v;
+}
+
+uint64_t sp_flushed_seq(const sp_spool *s) { return locked_get(s, &s->flushed_seq); }
+uint64_t sp_committed(const sp_spool *s) { return locked_get(s, &s->committed); }
+uint64_t sp_disk_bytes(const sp_spool *s) { return locked_get(s, &s->disk_bytes); }
+
+/* ---- flush and sync (appender) ------------------------------------------------ */
 
 static int sync_unsynced(sp_spool *s, size_t i, pq_err *err)
 {
@@ -147,41 +169,71 @@ static int sync_unsynced(sp_spool *s, size_t i, pq_err *err)
     return PQ_OK;
 }
 
+/* The last segment entry's first seq and size (seg_mu held). The
+ * publisher only ever removes entries from the front and never the last
+ * one, so the appender's tail entry is stable between its own updates. */
+static sp_seg *tail_seg(sp_spool *s)
+{
+    dm_mutex_assert_held(&s->seg_mu);
+    return s->nsegs > 0 ? &s->segs[s->nsegs - 1] : NULL;
+}
+
+/* Drops the tail entry again after its file could not be created. */
+static void pop_tail(sp_spool *s)
+{
+    dm_mutex_lock(&s->seg_mu);
+    s->nsegs--;
+    dm_mutex_unlock(&s->seg_mu);
+}
+
 /* Retires the current segment (kept open until sp_sync if it has unsynced
- * data) and creates the next one, named for the first buffered record. */
+ * data); a fully committed one is removed by the publisher's next trim. */
+static void retire_current(sp_spool *s)
+{
+    if (s->fd < 0)
+        return;
+    /* Bounded fds. The table fills only when nobody calls sp_sync
+     * (sync: none: one flush never spans segments, and batch or always
+     * sync at least once per segment), and then nobody asked for the
+     * oldest segment to be durable: it is closed, not synced, so an
+     * append never waits for an fsync that spool.sync did not ask for. */
+    if (s->dirty && s->nunsynced == SP_UNSYNCED_MAX) {
+        close(s->unsynced[0].fd);
+        memmove(s->unsynced, s->unsynced + 1, (s->nunsynced - 1) * sizeof *s->unsynced);
+        s->nunsynced--;
+    }
+    if (s->dirty)
+        s->unsynced[s->nunsynced++] = (sp_unsynced){s->fd, s->cur_first};
+    else
+        close(s->fd);
+    s->fd = -1;
+    s->dirty = false;
+}
+
+/* Creates the next segment, named for the first buffered record. */
 static int segment_start(sp_spool *s, pq_err *err)
 {
-    int rc;
-    if (s->fd >= 0) {
-        /* Bounded fds: with sync: none nobody calls sp_sync, so past
-         * SP_UNSYNCED_MAX segments the oldest is synced here. */
-        if (s->dirty && s->nunsynced == SP_UNSYNCED_MAX && (rc = sync_unsynced(s, 0, err)) != 0)
-            return rc;
-        if (s->dirty)
-            s->unsynced[s->nunsynced++] = (sp_unsynced){s->fd, s->segs[s->nsegs - 1].first};
-        else
-            close(s->fd);
-        s->fd = -1;
-        s->dirty = false;
-    }
-    if ((rc = sp_segs_push(s, s->flushed_seq, 0, err)) != 0)
+    retire_current(s);
+    dm_mutex_lock(&s->seg_mu);
+    int rc = sp_segs_push(s, s->flushed_seq, 0, err);
+    dm_mutex_unlock(&s->seg_mu);
+    if (rc != 0)
         return rc;
     sp_seg_path(s->path, s->dir, s->flushed_seq);
     s->fd = open(s->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
     if (s->fd < 0) {
-        s->nsegs--;
+        pop_tail(s);
         return pq_err_set(err, PQ_EIO, "spool %s: cannot create segment: %s", s->path,
                           strerror(errno));
     }
-    /* The new name must survive a crash, or so would none of its records. */
-    if ((rc = sp_fsync_dir(s->dir, err)) != 0) {
-        close(s->fd);
-        unlink(s->path);
-        s->fd = -1;
-        s->nsegs--;
-        return rc;
-    }
+    /* The new name must survive a crash, or so would none of its records:
+     * the next sp_sync fsyncs the directory too. */
+    s->dir_dirty = true;
+    s->cur_first = s->flushed_seq;
+    s->cur_bytes = 0;
+    dm_mutex_lock(&s->seg_mu);
     s->roll = false;
+    dm_mutex_unlock(&s->seg_mu);
     return PQ_OK;
 }
 
@@ -201,30 +253,42 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
     return 0;
 }
 
+/* n bytes landed in the current segment; flushed: every buffered record
+ * is now in it. */
+static void account_write(sp_spool *s, uint64_t n, bool flushed, bool roll)
+{
+    s->cur_bytes += n;
+    dm_mutex_lock(&s->seg_mu);
+    tail_seg(s)->bytes = s->cur_bytes;
+    s->disk_bytes += n;
+    if (flushed)
+        s->flushed_seq = s->next_seq;
+    if (roll)
+        s->roll = true;
+    dm_mutex_unlock(&s->seg_mu);
+}
+
 /* Undoes a failed write so the file holds whole records only and the
  * buffer (untouched) can be written again: a new segment is removed, an
  * existing one cut back to its old size. If the cut fails, the partial
  * record stays and the next flush starts a new segment after it (sp_open
  * and the reader then report it as a bad record in a middle segment). */
-static int flush_failed(sp_spool *s, bool fresh, uint64_t before, size_t done, int e,
-                        pq_err *err)
+static int flush_failed(sp_spool *s, bool fresh, size_t done, int e, pq_err *err)
 {
-    sp_seg *seg = &s->segs[s->nsegs - 1];
-    sp_seg_path(s->path, s->dir, seg->first);
+    const uint64_t before = s->cur_bytes;
+    sp_seg_path(s->path, s->dir, s->cur_first);
     const size_t n = sp_pending_bytes(s) + (fresh ? SP_HDR_SIZE : 0);
     const uint64_t records = s->next_seq - s->flushed_seq;
     int cut = 0;
     if (fresh) {
         close(s->fd);
         s->fd = -1;
-        s->nsegs--;
+        pop_tail(s);
         if (unlink(s->path) != 0 && errno != ENOENT)
             cut = errno;
     } else if (done > 0 && SP_FTRUNCATE(s->fd, (off_t)before) != 0) {
         cut = errno;
-        seg->bytes += done;
-        s->disk_bytes += done;
-        s->roll = true;
+        account_write(s, done, false, true);
     }
     if (cut != 0)
         return pq_err_set(err, PQ_EIO, "spool %s: writing %zu bytes at offset %" PRIu64
@@ -240,7 +304,9 @@ int sp_flush(sp_spool *s, pq_err *err)
 {
     if (sp_pending_bytes(s) == 0)
         return PQ_OK;
-    const bool fresh = s->fd < 0 || s->roll || s->segs[s->nsegs - 1].bytes >= s->segment_bytes;
+    dm_mutex_lock(&s->seg_mu);
+    const bool fresh = s->fd < 0 || s->roll || s->cur_bytes >= s->segment_bytes;
+    dm_mutex_unlock(&s->seg_mu);
     int rc;
     if (fresh && (rc = segment_start(s, err)) != 0)
         return rc;
@@ -251,14 +317,11 @@ int sp_flush(sp_spool *s, pq_err *err)
         p = s->buf.data;
         n += SP_HDR_SIZE;
     }
-    sp_seg *seg = &s->segs[s->nsegs - 1];
     int e = write_all(s->fd, p, n, &done);
     if (e != 0)
-        return flush_failed(s, fresh, seg->bytes, done, e, err);
-    seg->bytes += n;
-    s->disk_bytes += n;
+        return flush_failed(s, fresh, done, e, err);
+    account_write(s, n, true, false);
     s->dirty = true;
-    s->flushed_seq = s->next_seq;
     s->buf.len = SP_HDR_SIZE;
     return PQ_OK;
 }
@@ -269,9 +332,14 @@ int sp_sync(sp_spool *s, pq_err *err)
     while (s->nunsynced > 0)
         if ((rc = sync_unsynced(s, 0, err)) != 0)
             return rc;
+    if (s->dir_dirty) {
+        if ((rc = sp_fsync_dir(s->dir, err)) != 0)
+            return rc;
+        s->dir_dirty = false;
+    }
     if (s->fd >= 0 && s->dirty) {
         if (SP_FDATASYNC(s->fd) != 0) {
-            sp_seg_path(s->path, s->dir, s->segs[s->nsegs - 1].first);
+            sp_seg_path(s->path, s->dir, s->cur_first);
             return pq_err_set(err, PQ_EIO, "spool %s: fdatasync failed: %s", s->path,
                               strerror(errno));
         }
@@ -280,51 +348,72 @@ int sp_sync(sp_spool *s, pq_err *err)
     return PQ_OK;
 }
 
-/* ---- checkpoint and trim --------------------------------------------------------- */
+/* ---- checkpoint and trim (publisher) ---------------------------------------------- */
 
-int sp_trim(sp_spool *s, uint64_t end, pq_err *err)
+void sp_set_ckpt_hook(sp_spool *s, const sp_ckpt_hook *hook)
 {
-    size_t k = 0;
-    int rc = PQ_OK;
-    for (; k < s->nsegs; k++) {
-        /* Every record of segment k is below the next one's first seq; the
-         * last one's below flushed_seq. */
-        const uint64_t bound = k + 1 < s->nsegs ? s->segs[k + 1].first : s->flushed_seq;
-        if (bound > end)
-            break;
-        sp_seg_path(s->path, s->dir, s->segs[k].first);
-        if (unlink(s->path) != 0 && errno != ENOENT) {
-            rc = pq_err_set(err, PQ_EIO, "spool %s: cannot remove a committed segment: %s",
-                            s->path, strerror(errno));
-            break;
+    s->hook = *hook;
+}
+
+/* The front segment if it may go: all its records are < end (the next
+ * segment's first seq bounds them; the last one's, flushed_seq). With
+ * keep_last the last segment stays, and when it is wholly below end the
+ * appender is asked to roll so that the next trim can take it. */
+static bool front_trimmable(sp_spool *s, uint64_t end, bool keep_last, sp_seg *front)
+{
+    dm_mutex_lock(&s->seg_mu);
+    bool ok = false;
+    if (s->nsegs > 1 && s->segs[1].first <= end) {
+        *front = s->segs[0];
+        ok = true;
+    } else if (s->nsegs == 1 && s->flushed_seq <= end) {
+        if (!keep_last) {
+            *front = s->segs[0];
+            ok = true;
+        } else if (s->segs[0].first < s->flushed_seq) {
+            s->roll = true;
         }
-        if (k + 1 == s->nsegs && s->fd >= 0) {
-            /* The current segment: the next flush starts a new one. */
-            close(s->fd);
-            s->fd = -1;
-            s->dirty = false;
-        }
-        s->disk_bytes -= s->segs[k].bytes;
+    }
+    dm_mutex_unlock(&s->seg_mu);
+    return ok;
+}
+
+int sp_trim(sp_spool *s, uint64_t end, bool keep_last, pq_err *err)
+{
+    sp_seg front;
+    /* Only the trim removes entries, and only from the front, so the entry
+     * peeked under the lock is still the front one after the unlink. */
+    while (front_trimmable(s, end, keep_last, &front)) {
+        sp_seg_path(s->trim_path, s->dir, front.first);
+        if (unlink(s->trim_path) != 0 && errno != ENOENT)
+            return pq_err_set(err, PQ_EIO, "spool %s: cannot remove a committed segment: %s",
+                              s->trim_path, strerror(errno));
+        dm_mutex_lock(&s->seg_mu);
+        memmove(s->segs, s->segs + 1, (s->nsegs - 1) * sizeof *s->segs);
+        s->nsegs--;
+        s->disk_bytes -= front.bytes;
+        dm_mutex_unlock(&s->seg_mu);
     }
     /* No directory fsync: the checkpoint is durable first, and a removal
      * lost to a crash is redone by sp_open. */
-    if (k > 0) {
-        memmove(s->segs, s->segs + k, (s->nsegs - k) * sizeof *s->segs);
-        s->nsegs -= k;
-    }
-    return rc;
-}
-
-static int check_end(const sp_spool *s, const char *what, uint64_t end, pq_err *err)
-{
-    if (end < s->committed || end > s->next_seq)
-        return pq_err_set(err, PQ_EINVAL, "spool %s: %s at seq %" PRIu64 " is outside the "
-                          "committed watermark %" PRIu64 " .. next seq %" PRIu64, s->dir,
-                          what, end, s->committed, s->next_seq);
     return PQ_OK;
 }
 
-int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_err *err)
+/* The publisher may only name records the appender has flushed: the
+ * pipeline never sees a line before its flush. */
+static int check_end(sp_spool *s, const char *what, uint64_t end, pq_err *err)
+{
+    dm_mutex_lock(&s->seg_mu);
+    const uint64_t committed = s->committed, flushed = s->flushed_seq;
+    dm_mutex_unlock(&s->seg_mu);
+    if (end < committed || end > flushed)
+        return pq_err_set(err, PQ_EINVAL, "spool %s: %s at seq %" PRIu64 " is outside the "
+                          "committed watermark %" PRIu64 " .. flushed seq %" PRIu64, s->dir,
+                          what, end, committed, flushed);
+    return PQ_OK;
+}
+
+static int checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_err *err)
 {
     int rc = check_end(s, "intent", end, err);
     if (rc != 0)
@@ -334,8 +423,8 @@ int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_e
     char *path = strdup(final_path);
     if (path == NULL)
         return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
-    sp_ckpt c = {.committed = s->committed, .intent_end = end, .intent_path = path};
-    if ((rc = sp_ckpt_write(s->dir, &c, err)) != 0) {
+    sp_ckpt c = {.committed = s->ckpt.committed, .intent_end = end, .intent_path = path};
+    if ((rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0) {
         free(path);
         return rc;
     }
@@ -344,16 +433,34 @@ int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_e
     return PQ_OK;
 }
 
-int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
+int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_err *err)
+{
+    dm_mutex_lock(&s->ckpt_mu);
+    int rc = checkpoint_intent(s, final_path, end, err);
+    dm_mutex_unlock(&s->ckpt_mu);
+    return rc;
+}
+
+static int checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
 {
     int rc = check_end(s, "commit", end, err);
     if (rc != 0)
         return rc;
     const sp_ckpt c = {.committed = end};
-    if ((rc = sp_ckpt_write(s->dir, &c, err)) != 0)
+    if ((rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0)
         return rc;
     sp_ckpt_free(&s->ckpt);
     s->ckpt = c;
+    dm_mutex_lock(&s->seg_mu);
     s->committed = end;
-    return sp_trim(s, end, err);
+    dm_mutex_unlock(&s->seg_mu);
+    return sp_trim(s, end, true, err);
+}
+
+int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
+{
+    dm_mutex_lock(&s->ckpt_mu);
+    int rc = checkpoint_commit(s, end, err);
+    dm_mutex_unlock(&s->ckpt_mu);
+    return rc;
 }

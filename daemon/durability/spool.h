@@ -3,10 +3,19 @@
  * are acknowledged to the pipeline; after a crash, restart replays the
  * spool, and records already in a completed file are not written twice").
  *
- * Thread: the loop thread owns the spool (append, flush, sync, trim); a
- * sp_reader has its own file descriptors and may run on any one thread
- * at a time, alongside appends (it reads only what was flushed before it
- * reached the end).
+ * Threads: the appender (the daemon's loop thread) calls sp_append,
+ * sp_flush, sp_sync, sp_pending_bytes and sp_next_seq; the publisher
+ * (whichever pipeline worker publishes a file, one at a time) calls
+ * sp_checkpoint_intent and sp_checkpoint_commit, which write and fsync the
+ * checkpoint and unlink trimmed segments without holding anything the
+ * appender waits for (spool_int.h says which lock guards what). The other
+ * getters may be called from any thread. A sp_reader has its own file
+ * descriptors and may run on any one thread at a time, alongside appends
+ * (it reads only what was flushed before it reached the end).
+ *
+ * One process per spool: sp_open takes an exclusive flock on <dir>/lock
+ * for the life of the sp_spool (spool_lock.c); a second process gets
+ * PQ_ESTATE "spool DIR is in use by parqd pid N".
  *
  * Sequence numbers. Every record gets the next seq (uint64, from 1 on a new
  * spool, continuing across restarts). The pipeline writes records to
@@ -17,6 +26,7 @@
  * Files in dir:
  *   <first seq, 20 digits>.spool  segments; a new one starts when the
  *                                  current one passes segment_bytes
+ *   lock                           flock'd by the process using the spool
  *   checkpoint                     the committed watermark and a pending
  *                                  publication (below)
  * A segment starts with a header (magic, format version, first seq); each
@@ -74,7 +84,8 @@ typedef struct sp_open_report {
 
 /* Creates dir if missing (mode 0700), finds the segments, checks and
  * repairs the last one's tail, reads the checkpoint (resolving a pending
- * intent), deletes segments wholly below the committed watermark.
+ * intent), deletes segments wholly below the committed watermark. Fails
+ * with PQ_ESTATE when another process has the spool open (spool_lock.c).
  * segment_bytes 0: SP_SEGMENT_BYTES_DEFAULT. report may be NULL. Returns 0
  * or PQ_EIO / PQ_ENOMEM / PQ_EINVAL (not a spool directory, a segment from
  * a newer format) with err naming the file. */
@@ -100,7 +111,9 @@ int sp_append(sp_spool *s, int64_t ingest_us, const char *source, size_t source_
  * when the current one is full). 0, or PQ_EIO with the cause; on failure
  * the buffered records are kept for the next call. */
 int sp_flush(sp_spool *s, pq_err *err);
-/* fdatasync of everything flushed (after sp_flush). 0 or PQ_EIO. */
+/* fdatasync of everything flushed (after sp_flush), and of the
+ * directory when a segment was created since the last call. The only
+ * fsyncs an appender makes. 0 or PQ_EIO. */
 int sp_sync(sp_spool *s, pq_err *err);
 /* Bytes appended but not yet flushed. */
 size_t sp_pending_bytes(const sp_spool *s);
@@ -114,8 +127,21 @@ uint64_t sp_disk_bytes(const sp_spool *s);   /* bytes in segment files */
  * record < end (and >= the current watermark). 0 or PQ_EIO. */
 int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_err *err);
 /* Durably moves the watermark to end (>= the current one), clears the
- * intent, and deletes segments whose records are all < end. 0 or PQ_EIO. */
+ * intent, and deletes segments whose records are all < end, except the one
+ * being appended to: when that one is wholly committed, the next flush
+ * starts a new segment and the next commit deletes it. 0 or PQ_EIO. */
 int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err);
+
+/* A fault hook for tests: before_fsync runs on the publisher's thread
+ * just before each checkpoint write's fsync, with the checkpoint's lock
+ * held, as a slow disk would hold it (the daemon installs one only from
+ * PARQD_TEST_HOLD_CHECKPOINT: cmd_run.c). Set it before the spool is
+ * shared between threads. */
+typedef struct sp_ckpt_hook {
+    void (*before_fsync)(void *user);
+    void *user;
+} sp_ckpt_hook;
+void sp_set_ckpt_hook(sp_spool *s, const sp_ckpt_hook *hook);
 
 /* ---- replay ---------------------------------------------------------- */
 

@@ -16,7 +16,8 @@
  * its CRC is an error, never "no checkpoint": reading it as watermark 0
  * would publish every spooled record a second time.
  *
- * Thread: the loop thread (through sp_spool). */
+ * Thread: sp_open's, then the publisher's (spool.h), under the spool's
+ * ckpt_mu. */
 #include "spool_int.h"
 
 #include <errno.h>
@@ -182,7 +183,7 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-int sp_ckpt_write(const char *dir, const sp_ckpt *c, pq_err *err)
+int sp_ckpt_write(const char *dir, const sp_ckpt *c, const sp_ckpt_hook *hook, pq_err *err)
 {
     const size_t plen = c->intent_path ? strlen(c->intent_path) : 0;
     char *text = malloc(plen + 256);
@@ -205,7 +206,9 @@ int sp_ckpt_write(const char *dir, const sp_ckpt *c, pq_err *err)
         rc = pq_err_set(err, PQ_EIO, "spool %s: cannot create: %s", tmp, strerror(errno));
         goto out;
     }
-    if ((e = write_all(fd, text, (size_t)n)) != 0 || (fsync(fd) != 0 && (e = errno) != 0)) {
+    if ((e = write_all(fd, text, (size_t)n)) == 0 && hook != NULL && hook->before_fsync != NULL)
+        hook->before_fsync(hook->user);
+    if (e != 0 || (fsync(fd) != 0 && (e = errno) != 0)) {
         close(fd);
         unlink(tmp);
         rc = pq_err_set(err, PQ_EIO, "spool %s: write failed: %s", tmp, strerror(e));

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "mutex.h"
 #include "spool.h"
 
 #define SP_MAGIC "PQSPOOL"           /* 8 bytes with its NUL */
@@ -30,6 +31,7 @@
 #define SP_NAME_LEN 26               /* 20 digits + ".spool" */
 #define SP_CKPT_NAME "checkpoint"
 #define SP_CKPT_TMP "checkpoint.tmp"
+#define SP_LOCK_NAME "lock"         /* flock'd while a process has the spool open */
 
 static inline void sp_put32(uint8_t *p, uint32_t v)
 {
@@ -67,6 +69,13 @@ int sp_seg_list(const char *dir, uint64_t **firsts, size_t *n, pq_err *err);
 int sp_fsync_dir(const char *dir, pq_err *err);
 /* The 24 header bytes of a segment starting at first. */
 void sp_header_encode(uint8_t *out, uint64_t first);
+
+/* ---- one process per spool (spool_lock.c) ------------------------------ */
+
+/* Takes the exclusive flock on <dir>/SP_LOCK_NAME and writes our pid in
+ * it; *lock_fd keeps it until closed. PQ_ESTATE "spool DIR is in use by
+ * parqd pid N" when another process holds it; PQ_EIO. */
+int sp_lock_dir(const char *dir, int *lock_fd, pq_err *err);
 
 /* ---- the segment scanner (spool_scan.c) -------------------------------- */
 
@@ -118,8 +127,9 @@ typedef struct sp_ckpt {
  * PQ_EPARSE (corrupt: err says how), PQ_EINVAL (newer version), PQ_EIO,
  * PQ_ENOMEM. */
 int sp_ckpt_read(const char *dir, sp_ckpt *c, bool *found, pq_err *err);
-/* Durably replaces the checkpoint: temp file, fsync, rename, fsync(dir). */
-int sp_ckpt_write(const char *dir, const sp_ckpt *c, pq_err *err);
+/* Durably replaces the checkpoint: temp file, fsync, rename, fsync(dir).
+ * hook (may be NULL) runs just before the temp file's fsync. */
+int sp_ckpt_write(const char *dir, const sp_ckpt *c, const sp_ckpt_hook *hook, pq_err *err);
 void sp_ckpt_free(sp_ckpt *c);
 
 /* ---- the spool object (spool.c, spool_open.c) -------------------------- */
@@ -136,27 +146,48 @@ typedef struct sp_unsynced {
     uint64_t first;
 } sp_unsynced;
 
+/* Threads (spool.h): the appender is the loop thread; the publisher is
+ * whichever thread calls sp_checkpoint_intent / _commit (a pipeline
+ * worker), one at a time. The appender never waits for the publisher's
+ * file writes, fsyncs or unlinks: seg_mu is held only for in-memory
+ * updates of the segment list, and the checkpoint has a lock of its own. */
 struct sp_spool {
     char *dir;
-    char *path;              /* scratch for segment paths */
     uint64_t segment_bytes;
-    sp_seg *segs;            /* the segment files, ascending */
-    size_t nsegs, segs_cap;
+    int lock_fd;             /* flock'd SP_LOCK_NAME, for the process's life */
+    /* appender only */
+    char *path;              /* scratch for segment paths */
     int fd;                  /* the last segment, open to append; -1: none */
-    bool roll;               /* the next flush must start a new segment */
+    uint64_t cur_first, cur_bytes;  /* fd's segment: its name and size */
     bool dirty;              /* fd has data not yet fdatasync'd */
+    bool dir_dirty;          /* a segment was created since the last sp_sync */
     sp_unsynced unsynced[SP_UNSYNCED_MAX];   /* rolled, still dirty segments */
     size_t nunsynced;
     pq_buf buf;              /* SP_HDR_SIZE spare bytes, then pending records */
-    uint64_t next_seq, flushed_seq, committed, disk_bytes;
+    uint64_t next_seq;
+    /* seg_mu: written by the appender (segs' tail, flushed_seq, roll) and
+     * the publisher's trim (segs' head, committed, disk_bytes); the
+     * appender reads what only it writes without the lock */
+    dm_mutex seg_mu;
+    sp_seg *segs;            /* the segment files, ascending */
+    size_t nsegs, segs_cap;
+    bool roll;               /* the next flush must start a new segment */
+    uint64_t flushed_seq, committed, disk_bytes;
+    /* ckpt_mu: held by the publisher across the checkpoint file's write */
+    dm_mutex ckpt_mu;
     sp_ckpt ckpt;            /* as on disk */
+    sp_ckpt_hook hook;       /* set before the spool is shared */
+    char *trim_path;         /* the publisher's scratch for segment paths */
 };
 
 /* Appends a segment entry. PQ_ENOMEM. */
 int sp_segs_push(sp_spool *s, uint64_t first, uint64_t bytes, pq_err *err);
 /* Removes the segment files whose records are all < end (the last one's
- * bound is flushed_seq). 0 or PQ_EIO. */
-int sp_trim(sp_spool *s, uint64_t end, pq_err *err);
+ * bound is flushed_seq). With keep_last (the publisher, while the
+ * appender may be writing it) the last segment stays, and if it is wholly
+ * below end the appender is asked to roll, so the next trim takes it.
+ * Takes seg_mu for the list; unlinks outside it. 0 or PQ_EIO. */
+int sp_trim(sp_spool *s, uint64_t end, bool keep_last, pq_err *err);
 
 /* A reader over a directory without an sp_spool (spool_dump). */
 int sp_reader_open_dir(sp_reader **out, const char *dir, uint64_t from, pq_err *err);

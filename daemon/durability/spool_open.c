@@ -94,13 +94,18 @@ static sp_spool *spool_new(const char *dir, uint64_t segment_bytes)
     if (s == NULL)
         return NULL;
     s->fd = -1;
+    s->lock_fd = -1;
     s->segment_bytes = segment_bytes ? segment_bytes : SP_SEGMENT_BYTES_DEFAULT;
     s->committed = s->next_seq = s->flushed_seq = 1;
     s->ckpt.committed = 1;
+    dm_mutex_init(&s->seg_mu);
+    dm_mutex_init(&s->ckpt_mu);
     pq_buf_init(&s->buf);
     s->dir = strdup(dir);
     s->path = malloc(strlen(dir) + SP_NAME_LEN + 2);
-    if (s->dir == NULL || s->path == NULL || pq_buf_reserve(&s->buf, SP_HDR_SIZE + 4096) != 0) {
+    s->trim_path = malloc(strlen(dir) + SP_NAME_LEN + 2);
+    if (s->dir == NULL || s->path == NULL || s->trim_path == NULL ||
+        pq_buf_reserve(&s->buf, SP_HDR_SIZE + 4096) != 0) {
         sp_close(s);
         return NULL;
     }
@@ -302,6 +307,8 @@ static int open_tail(sp_spool *s, pq_err *err)
     if (s->fd < 0)
         return pq_err_set(err, PQ_EIO, "spool %s: cannot open for appending: %s", s->path,
                           strerror(errno));
+    s->cur_first = s->segs[s->nsegs - 1].first;
+    s->cur_bytes = s->segs[s->nsegs - 1].bytes;
     return PQ_OK;
 }
 
@@ -325,6 +332,11 @@ int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_pub
     sp_spool *s = spool_new(dir, segment_bytes);
     if (s == NULL)
         return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", dir);
+    /* Nothing is read or repaired before the directory is ours. */
+    if ((rc = sp_lock_dir(dir, &s->lock_fd, err)) != 0) {
+        sp_close(s);
+        return rc;
+    }
     uint64_t *firsts = NULL;
     size_t n = 0;
     bool rewrite = false;
@@ -337,9 +349,9 @@ int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_pub
     if ((rc = load_checkpoint(s, n, fn ? fn : local_published, user, report, &rewrite,
                               err)) != 0 ||
         (rc = scan_and_repair(s, firsts, n, report, err)) != 0 ||
-        (rc = sp_trim(s, s->committed, err)) != 0 || (rc = open_tail(s, err)) != 0)
+        (rc = sp_trim(s, s->committed, false, err)) != 0 || (rc = open_tail(s, err)) != 0)
         goto fail;
-    if (rewrite && (rc = sp_ckpt_write(dir, &s->ckpt, err)) != 0)
+    if (rewrite && (rc = sp_ckpt_write(dir, &s->ckpt, NULL, err)) != 0)
         goto fail;
     free(firsts);
     *out = s;

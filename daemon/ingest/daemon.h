@@ -3,8 +3,9 @@
  * spool into the pipeline).
  *
  * Threads: everything here belongs to the loop thread, except what the
- * pipeline's callbacks touch from worker threads: the spool (under
- * spool_mu), the failure record (under fail_mu) and the wake-up async. */
+ * pipeline's callbacks touch from worker threads: the spool's checkpoint
+ * (the spool's own locks: spool.h), the failure record (under fail_mu)
+ * and the wake-up async. */
 #ifndef PQ_DAEMON_H
 #define PQ_DAEMON_H
 
@@ -43,9 +44,8 @@ typedef struct dm_daemon {
     st_store *store;                 /* the pipeline's output (run_store.c) */
     pl_batch *batch;                 /* live mode: being filled */
     char host[256];
-    /* spool (loop thread; workers take spool_mu for the checkpoint) */
+    /* spool: the loop appends; the publishing worker checkpoints (spool.h) */
     sp_spool *spool;
-    pthread_mutex_t spool_mu;
     bool live;                       /* new lines go straight into batches;
                                         false: replaying from the spool */
     uint64_t replay_next;            /* replay: next seq to hand on */
@@ -74,7 +74,8 @@ typedef struct dm_daemon {
     bool handles_ready;
     bool stopping;
     bool listeners_closing;
-    uint64_t shutdown_deadline_ms;
+    uint64_t shutdown_deadline_ms;   /* uv_now; moved on while paused for flow control */
+    uint64_t shutdown_tick_ms;       /* the shutdown timer's last run */
     int exit_status;
 } dm_daemon;
 

@@ -65,9 +65,7 @@ int dm_on_line(void *user, const char *source, const fr_line *l)
         return 0;
     }
     int64_t t = read_time(d);
-    pthread_mutex_lock(&d->spool_mu);
     int rc = sp_append(d->spool, t, source, strlen(source), l->data, l->len, &seq, &e);
-    pthread_mutex_unlock(&d->spool_mu);
     if (rc != 0) {
         lg_error("spool: %s", e.msg);
         return rc;               /* closes this connection: its line is not accepted */
@@ -85,12 +83,10 @@ int dm_on_line(void *user, const char *source, const fr_line *l)
 int dm_flush_spool(dm_daemon *d, bool sync)
 {
     pq_err e = {0};
-    pthread_mutex_lock(&d->spool_mu);
     int rc = sp_flush(d->spool, &e);
     if (rc == 0 && sync)
         rc = sp_sync(d->spool, &e);
     uint64_t disk = sp_disk_bytes(d->spool);
-    pthread_mutex_unlock(&d->spool_mu);
     dm_set(&dm_counters_global.spool_bytes, disk);
     if (rc == 0) {
         if (d->spool_broken) {
@@ -204,9 +200,7 @@ static int replay_batch(dm_daemon *d, pl_batch *b)
     pq_err e = {0};
     sp_record r;
     for (;;) {
-        pthread_mutex_lock(&d->spool_mu);
         int rc = sp_reader_next(d->reader, &r, &e);
-        pthread_mutex_unlock(&d->spool_mu);
         if (rc == 0)
             return 1;
         if (rc == PQ_EPARSE) {
@@ -235,9 +229,7 @@ static int replay_batch(dm_daemon *d, pl_batch *b)
 static void close_reader(dm_daemon *d)
 {
     if (d->reader != NULL) {
-        pthread_mutex_lock(&d->spool_mu);
         sp_reader_close(d->reader);
-        pthread_mutex_unlock(&d->spool_mu);
         d->reader = NULL;
     }
 }
@@ -294,9 +286,7 @@ static int open_reader(dm_daemon *d, uint64_t from)
 {
     pq_err e = {0};
     close_reader(d);
-    pthread_mutex_lock(&d->spool_mu);
     int rc = sp_reader_open(&d->reader, d->spool, from, &e);
-    pthread_mutex_unlock(&d->spool_mu);
     if (rc != 0) {
         d->reader = NULL;
         lg_error("spool: cannot replay from seq %llu: %s", (unsigned long long)from, e.msg);

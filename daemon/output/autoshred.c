@@ -284,9 +284,9 @@ int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out,
     *out = j->rg;
     if (f->spec == NULL)
         return 0;
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     pq_rowgroup *dst = f->n_conv ? f->conv[--f->n_conv] : NULL;
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     if (dst == NULL && pq_rowgroup_new(&dst, f->ps, err) != 0)
         return PQ_ENOMEM;
     int rc = convert(p, wk, f, j->rg, dst, err);
@@ -300,13 +300,13 @@ int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out,
 
 void pl_auto_put(pl_pipeline *p, pl_file *f, pq_rowgroup *rg)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (f->n_conv < PL_POOL_MAX) {
         pq_rowgroup_reset(rg);
         f->conv[f->n_conv++] = rg;
         rg = NULL;
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     pq_rowgroup_destroy(rg);
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,10 @@ int fs_open(fs_file *f, const char *dir, const char *name, pq_err *err)
                         why(errno));
         goto fail;
     }
+    /* Held while the file is written: a daemon starting on the same
+     * output directory (another container on a shared volume, where our
+     * pid means nothing) removes only temporary files nobody holds. */
+    flock(f->fd, LOCK_EX | LOCK_NB);
     free(full);
     f->state = FS_OPEN;
     return PQ_OK;

@@ -59,10 +59,10 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err 
         pl_file_abort(f);
         return rc;
     }
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     f->next_live = p->files;
     p->files = f;
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     *out = f;
     return 0;
 }
@@ -81,6 +81,7 @@ void pl_file_abort(pl_file *f)
 /* Lock held. */
 static void unlink_live(pl_pipeline *p, pl_file *f)
 {
+    dm_mutex_assert_held(&p->mu);
     for (pl_file **q = &p->files; *q != NULL; q = &(*q)->next_live) {
         if (*q == f) {
             *q = f->next_live;
@@ -103,9 +104,9 @@ static int finish(pl_pipeline *p, pl_file *f, uint64_t *bytes, pq_err *err)
     rc = rc ? rc : st_finish(f->out, range, err);
     if (rc == 0 && p->cfg.dead_letters != NULL) {
         /* Rejected lines of this range are durable before the spool forgets them. */
-        pthread_mutex_lock(&p->dl_mu);
+        dm_mutex_lock(&p->dl_mu);
         rc = dl_sync(p->cfg.dead_letters, err);
-        pthread_mutex_unlock(&p->dl_mu);
+        dm_mutex_unlock(&p->dl_mu);
     }
     return rc;
 }
@@ -171,7 +172,7 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
         if (p->cb.on_published != NULL)
             p->cb.on_published(p->cb.user, st_where(f->out), f->end_seq, f->rows, bytes);
     }
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (p->cfg.publish == PL_PUBLISH_HOLD)
         rc = hold(p, f, err);
     if (rc == 0) {
@@ -180,7 +181,7 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
         p->stats.files++;
         p->stats.bytes += bytes;
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     if (rc != 0)
         return rc;
     if (p->cfg.publish == PL_PUBLISH_EACH)
@@ -208,8 +209,8 @@ int pl_dead_letter(pl_pipeline *p, const dl_record *r, pq_err *err)
 
 int pl_reject_direct(pl_pipeline *p, const dl_record *r, pq_err *err)
 {
-    pthread_mutex_lock(&p->dl_mu);
+    dm_mutex_lock(&p->dl_mu);
     int rc = pl_dead_letter(p, r, err);
-    pthread_mutex_unlock(&p->dl_mu);
+    dm_mutex_unlock(&p->dl_mu);
     return rc;
 }

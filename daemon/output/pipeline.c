@@ -21,6 +21,7 @@
 
 pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
 {
+    dm_mutex_assert_held(&p->mu);
     if (p->n_pool > 0)
         return p->pool[--p->n_pool];
     pq_rowgroup *rg;
@@ -31,6 +32,7 @@ pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
  * being filled and one encoding is the steady state) for reuse. */
 void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
 {
+    dm_mutex_assert_held(&p->mu);
     if (rg == NULL)
         return;
     if (p->n_pool == PL_POOL_MAX) {
@@ -43,13 +45,13 @@ void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
 
 pl_batch *pl_batch_get(pl_pipeline *p)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     pl_batch *b = p->free_batches;
     if (b != NULL) {
         p->free_batches = b->next;
         p->n_free_batches--;
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     if (b == NULL)
         b = pl_batch_new();
     if (b != NULL) {
@@ -64,6 +66,7 @@ pl_batch *pl_batch_get(pl_pipeline *p)
  * leave its memory behind. */
 void pl_batch_put(pl_pipeline *p, pl_batch *b)
 {
+    dm_mutex_assert_held(&p->mu);
     if (p->n_free_batches >= PL_FREE_BATCHES_MAX) {
         pl_batch_destroy(b);
         return;
@@ -76,6 +79,7 @@ void pl_batch_put(pl_pipeline *p, pl_batch *b)
 
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err)
 {
+    dm_mutex_assert_held(&p->mu);
     pl_job *j = p->free_jobs;
     if (j != NULL) {
         p->free_jobs = j->next;
@@ -94,6 +98,7 @@ pl_job *pl_job_get(pl_pipeline *p, pq_err *err)
 
 void pl_job_put(pl_pipeline *p, pl_job *j)
 {
+    dm_mutex_assert_held(&p->mu);
     j->next = p->free_jobs;
     p->free_jobs = j;
 }
@@ -102,6 +107,7 @@ void pl_job_put(pl_pipeline *p, pl_job *j)
 
 void pl_fail(pl_pipeline *p, const pq_err *e)
 {
+    dm_mutex_assert_held(&p->mu);
     if (!p->failed) {
         p->failed = true;
         p->cleanup_pending = true;
@@ -123,25 +129,25 @@ static bool idle(const pl_pipeline *p)
 
 int pl_drain(pl_pipeline *p, pq_err *err)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     while (!(p->failed && p->fail_reported) && !(idle(p) && !p->failed))
-        pthread_cond_wait(&p->done_cv, &p->mu);
+        dm_cond_wait(&p->done_cv, &p->mu);
     int rc = 0;
     if (p->failed) {
         rc = p->fail_err.code ? p->fail_err.code : PQ_EIO;
         if (err != NULL)
             *err = p->fail_err;
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return rc;
 }
 
 void pl_wait_below(pl_pipeline *p, size_t input_limit, size_t rows_limit)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     while (!p->failed && (p->buffered_input > input_limit || p->pending_rows_mem > rows_limit))
-        pthread_cond_wait(&p->done_cv, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+        dm_cond_wait(&p->done_cv, &p->mu);
+    dm_mutex_unlock(&p->mu);
 }
 
 size_t pl_buffered_bytes(const pl_pipeline *p)
@@ -157,22 +163,22 @@ size_t pl_input_bytes(const pl_pipeline *p)
 bool pl_failed(const pl_pipeline *p)
 {
     pl_pipeline *q = (pl_pipeline *)p;
-    pthread_mutex_lock(&q->mu);
+    dm_mutex_lock(&q->mu);
     bool f = q->failed;
-    pthread_mutex_unlock(&q->mu);
+    dm_mutex_unlock(&q->mu);
     return f;
 }
 
 void pl_resume(pl_pipeline *p)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     while (p->failed && !p->fail_reported)
-        pthread_cond_wait(&p->done_cv, &p->mu);
+        dm_cond_wait(&p->done_cv, &p->mu);
     if (p->failed) {
         p->failed = false;
         memset(&p->fail_err, 0, sizeof p->fail_err);
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
 }
 
 uint64_t pl_file_seq(const pl_pipeline *p)
@@ -183,25 +189,26 @@ uint64_t pl_file_seq(const pl_pipeline *p)
 void pl_get_stats(const pl_pipeline *p, pl_stats *out)
 {
     pl_pipeline *q = (pl_pipeline *)p;
-    pthread_mutex_lock(&q->mu);
+    dm_mutex_lock(&q->mu);
     *out = q->stats;
-    pthread_mutex_unlock(&q->mu);
+    dm_mutex_unlock(&q->mu);
 }
 
 pl_finished *pl_take_finished(pl_pipeline *p, size_t *n)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     pl_finished *f = p->finished;
     *n = p->n_finished;
     p->finished = NULL;
     p->n_finished = p->cap_finished = 0;
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return f;
 }
 
 /* Lock held. */
 void pl_update_buffered(pl_pipeline *p)
 {
+    dm_mutex_assert_held(&p->mu);
     p->buffered = p->buffered_input + p->pending_rows_mem + p->cur_rg_mem;
     atomic_store_explicit(&p->buffered_atomic, p->buffered, memory_order_relaxed);
     atomic_store_explicit(&p->input_atomic, p->buffered_input, memory_order_relaxed);

@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "batch_int.h"
+#include "counters.h"
+#include "mutex.h"
 #include "pathtpl.h"
 #include "pipeline.h"
 #include "rowgroup.h"
@@ -45,8 +47,9 @@ typedef struct pl_file {
     uint64_t first_seq, end_seq; /* lines [first, end) went into it */
     uint64_t rows;               /* assembled into it */
     int32_t ordinals;            /* row groups created for it */
-    uint64_t pending_bytes;      /* uncompressed bytes of its row groups not
-                                    yet appended (lock held) */
+    _Atomic uint64_t pending_bytes; /* uncompressed bytes of its row groups
+                                    not yet appended: changed under the
+                                    lock, read by the assembler without it */
     _Atomic uint64_t appended_bytes;
     struct pl_file *next_live;   /* every file not yet published */
     /* Automatic Variant shredding (autoshred.c): the file's own layout,
@@ -114,10 +117,10 @@ struct pl_pipeline {
     size_t n_workers;
     size_t split_min_bytes;      /* row groups this large share their encoding */
 
-    pthread_mutex_t mu;
+    dm_mutex mu;
     pthread_cond_t work_cv;      /* workers wait for work */
     pthread_cond_t done_cv;      /* owners wait for progress / drain */
-    pthread_mutex_t dl_mu;       /* the dead-letter file */
+    dm_mutex dl_mu;              /* the dead-letter file */
     bool stopping;
     size_t busy;                 /* shreds and encodes in progress */
     bool assembling, writing;    /* the two ordered stages' tokens */
@@ -181,6 +184,8 @@ void pl_update_buffered(pl_pipeline *p);
 void pl_pools_free(pl_pipeline *p);
 
 /* stages.c */
+/* The metric label (`reason`) of a shredder's reject code. */
+dm_reject pl_reject_reason(sh_reject why);
 /* No lock: shreds b with the worker's shredder. */
 void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b);
 /* Lock held on entry and exit; takes the assembly token and assembles

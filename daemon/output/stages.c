@@ -26,12 +26,20 @@ static int add_reject(pl_batch *b, size_t line, int kind, const char *reason)
     return 0;
 }
 
-/* The shredder's messages for unparseable records start with these. */
-static int reject_kind(const char *msg)
+/* The metric label of a shredder's reject: from its code, never from the
+ * message, which is for people and may be reworded. */
+dm_reject pl_reject_reason(sh_reject why)
 {
-    if (strncmp(msg, "invalid JSON", 12) == 0 || strncmp(msg, "record is not", 13) == 0 ||
-        strncmp(msg, "empty line", 10) == 0)
+    switch (why) {
+    case SH_REJECT_EMPTY:
+    case SH_REJECT_INVALID_JSON:
+    case SH_REJECT_NOT_OBJECT:
         return DM_REJECT_INVALID_JSON;
+    case SH_REJECT_NO_FIT:
+    case SH_REJECT_MISSING_REQUIRED:
+    case SH_REJECT_NONE:
+        break;
+    }
     return DM_REJECT_SCHEMA;
 }
 
@@ -48,7 +56,7 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
     int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
-        return add_reject(b, i, reject_kind(e.msg), e.msg);
+        return add_reject(b, i, pl_reject_reason(sh_last_reject(wk->sh)), e.msg);
     if (rc < 0) {
         b->err = e;
         return rc;
@@ -80,6 +88,7 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
 
 static void job_enqueue(pl_pipeline *p, pl_job *j)
 {
+    dm_mutex_assert_held(&p->mu);
     if (p->job_tail != NULL)
         p->job_tail->next = j;
     else
@@ -99,11 +108,12 @@ static void job_enqueue(pl_pipeline *p, pl_job *j)
  * callback runs without the lock (it may ask the pipeline things). */
 static void report_progress(pl_pipeline *p)
 {
+    dm_mutex_assert_held(&p->mu);
     if (p->cb.on_progress == NULL)
         return;
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     p->cb.on_progress(p->cb.user);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
 }
 
 /* ---- assembly (assembly token, no lock unless said) --------------------------- */
@@ -121,7 +131,7 @@ static int close_rowgroup(pl_pipeline *p, pq_err *err)
     }
     size_t mem = pq_rowgroup_buffered_bytes(p->cur_rg);
     p->last_rg_rows = pq_rowgroup_rows(p->cur_rg);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     pl_job *j = pl_job_get(p, err);
     if (j != NULL) {
         j->kind = PL_JOB_ROWGROUP;
@@ -136,7 +146,7 @@ static int close_rowgroup(pl_pipeline *p, pq_err *err)
         p->cur_rg = NULL;
         job_enqueue(p, j);
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return j != NULL ? 0 : PQ_ENOMEM;
 }
 
@@ -149,7 +159,7 @@ static int close_file(pl_pipeline *p, pq_err *err)
         rc = pl_file_start(p, p->cur_file, NULL, err);   /* a file without rows */
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     pl_job *j = pl_job_get(p, err);
     if (j != NULL) {
         j->kind = PL_JOB_CLOSE;
@@ -158,7 +168,7 @@ static int close_file(pl_pipeline *p, pq_err *err)
         p->cur_file = NULL;
         job_enqueue(p, j);
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return j != NULL ? 0 : PQ_ENOMEM;
 }
 
@@ -228,9 +238,9 @@ static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *
         p->cur_file->first_seq = p->next_seq;
     }
     if (p->cur_rg == NULL) {
-        pthread_mutex_lock(&p->mu);
+        dm_mutex_lock(&p->mu);
         p->cur_rg = pl_rowgroup_get(p, err);
-        pthread_mutex_unlock(&p->mu);
+        dm_mutex_unlock(&p->mu);
         if (p->cur_rg == NULL)
             return PQ_ENOMEM;
         p->rg_started_us = pl_mono_us();
@@ -284,9 +294,9 @@ static int write_rejects(pl_pipeline *p, const pl_batch *b, pq_err *err)
         dl_record rec = {.ts_us = l->ingest_us, .source = source, .reason = reason,
                          .raw = b->text.data + l->off, .raw_len = l->len, .bytes = l->total,
                          .truncated = l->oversized};
-        pthread_mutex_lock(&p->dl_mu);
+        dm_mutex_lock(&p->dl_mu);
         int rc = pl_dead_letter(p, &rec, err);
-        pthread_mutex_unlock(&p->dl_mu);
+        dm_mutex_unlock(&p->dl_mu);
         if (rc != 0)
             return rc;
         dm_add(&dm_counters_global.records_rejected[r[i].kind], 1);
@@ -334,17 +344,18 @@ static int assemble(pl_pipeline *p, pl_batch *b, pq_err *err)
 
 void pl_assemble_run(pl_pipeline *p)
 {
+    dm_mutex_assert_held(&p->mu);
     p->assembling = true;
     while (!p->failed && p->order_head != NULL && p->order_head->shredded) {
         pl_batch *b = p->order_head;
         p->order_head = b->next;
         if (p->order_head == NULL)
             p->order_tail = NULL;
-        pthread_mutex_unlock(&p->mu);
+        dm_mutex_unlock(&p->mu);
         pq_err e = {0};
         int rc = assemble(p, b, &e);
         size_t rg_bytes = p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
-        pthread_mutex_lock(&p->mu);
+        dm_mutex_lock(&p->mu);
         if (rc != 0)
             pl_fail(p, &e);
         p->buffered_input -= b->text.len;
@@ -373,13 +384,14 @@ static int write_job(pl_pipeline *p, pl_job *j, pq_err *err)
 
 void pl_write_run(pl_pipeline *p)
 {
+    dm_mutex_assert_held(&p->mu);
     p->writing = true;
     while (!p->failed && p->job_head != NULL && p->job_head->ready) {
         pl_job *j = p->job_head;
-        pthread_mutex_unlock(&p->mu);
+        dm_mutex_unlock(&p->mu);
         pq_err e = {0};
         int rc = write_job(p, j, &e);
-        pthread_mutex_lock(&p->mu);
+        dm_mutex_lock(&p->mu);
         if (rc != 0) {
             pl_fail(p, &e);          /* the job stays queued: cleanup owns its file */
             break;

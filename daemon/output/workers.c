@@ -32,9 +32,10 @@ static bool cleanup_possible(const pl_pipeline *p)
     return p->cleanup_pending && !p->assembling && !p->writing && p->busy == 0;
 }
 
-/* Drops everything not yet published; every worker is idle. */
+/* Drops everything not yet published; every worker is idle. Lock held. */
 static void cleanup(pl_pipeline *p)
 {
+    dm_mutex_assert_held(&p->mu);
     while (p->order_head != NULL) {
         pl_batch *b = p->order_head;
         p->order_head = b->next;
@@ -109,7 +110,7 @@ static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
 {
     int rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
     size_t n = rc ? 1 : plan_parts(p, j);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     j->n_parts = n;
     j->next_part = 1;
     if (n > 1) {
@@ -119,7 +120,7 @@ static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
             p->encode_tail = j;
         pthread_cond_broadcast(&p->work_cv);
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return rc;
 }
 
@@ -148,16 +149,16 @@ static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
     if (rc == 0)
         rc = pq_writer_encode_leaves(j->file->w, j->enc_rg, j->ordinal, j->cut[k],
                                      j->cut[k + 1], out, &e);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (rc != 0 && j->part_rc == 0) {
         j->part_rc = rc;
         j->part_err = e;
     }
     if (++j->parts_done < j->n_parts)
         return;
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     rc = finish_parts(p, j, &e);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     pl_rowgroup_put(p, j->rg);
     j->rg = NULL;
     j->ready = true;
@@ -168,7 +169,7 @@ static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
 static void run_shred(pl_pipeline *p, pl_worker *wk, pl_batch *b)
 {
     pl_shred_batch(p, wk, b);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     b->shredded = true;
 }
 
@@ -176,6 +177,7 @@ static void run_shred(pl_pipeline *p, pl_worker *wk, pl_batch *b)
  * lock held. Returns false when there is nothing to do. */
 static bool work_once(pl_pipeline *p, pl_worker *wk)
 {
+    dm_mutex_assert_held(&p->mu);
     if (p->failed)
         return false;
     if (!p->assembling && p->order_head != NULL && p->order_head->shredded) {
@@ -208,7 +210,7 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
         dm_set(&dm_counters_global.queue_batches, --p->queued_batches);
     }
     p->busy++;
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     int64_t t0 = pl_mono_us();
     if (j != NULL)
         run_encode(p, wk, j, part);
@@ -230,27 +232,27 @@ static void *worker_main(void *arg)
     snprintf(name, sizeof name, "parqd-w%d", (int)(wk - p->workers));
     pthread_setname_np(pthread_self(), name);
 #endif
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     while (!p->stopping) {
         if (cleanup_possible(p)) {
             cleanup(p);
             uint64_t resume = p->committed;
             pq_err e = p->fail_err;
             pthread_cond_broadcast(&p->done_cv);
-            pthread_mutex_unlock(&p->mu);
+            dm_mutex_unlock(&p->mu);
             if (p->cb.on_failure != NULL)
                 p->cb.on_failure(p->cb.user, resume, &e);
             if (p->cb.on_progress != NULL)
                 p->cb.on_progress(p->cb.user);
-            pthread_mutex_lock(&p->mu);
+            dm_mutex_lock(&p->mu);
             p->fail_reported = true;     /* pl_drain returns only after the owner heard */
             pthread_cond_broadcast(&p->done_cv);
             continue;
         }
         if (!work_once(p, wk))
-            pthread_cond_wait(&p->work_cv, &p->mu);
+            dm_cond_wait(&p->work_cv, &p->mu);
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -280,26 +282,26 @@ static void enqueue(pl_pipeline *p, pl_batch *b)
 
 void pl_submit(pl_pipeline *p, pl_batch *b)
 {
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (p->failed || b->first_seq < p->expect_seq) {
         /* Dropped: after a failure everything from the watermark is replayed
          * once the owner resumes, so these lines come again. (A gap, seqs
          * lost to a damaged spool segment, is accepted.) */
         pl_batch_put(p, b);
-        pthread_mutex_unlock(&p->mu);
+        dm_mutex_unlock(&p->mu);
         return;
     }
     p->expect_seq = pl_batch_end_seq(b);
     p->buffered_input += b->text.len;
     pl_update_buffered(p);
     enqueue(p, b);
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
 }
 
 static void submit_marker(pl_pipeline *p, int marker)
 {
     pl_batch *b = pl_batch_get(p);
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     if (b == NULL) {
         pl_fail(p, &(pq_err){PQ_ENOMEM, "pipeline: out of memory"});
     } else if (p->failed) {
@@ -309,7 +311,7 @@ static void submit_marker(pl_pipeline *p, int marker)
         b->marker = marker;
         enqueue(p, b);
     }
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
 }
 
 void pl_tick(pl_pipeline *p) { submit_marker(p, PL_MARK_TICK); }
@@ -392,8 +394,8 @@ int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_e
     pl_pipeline *p = calloc(1, sizeof *p);
     if (p == NULL)
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_mutex_init(&p->dl_mu, NULL);
+    dm_mutex_init(&p->mu);
+    dm_mutex_init(&p->dl_mu);
     pthread_cond_init(&p->work_cv, NULL);
     pthread_cond_init(&p->done_cv, NULL);
     if (cb != NULL)
@@ -418,10 +420,10 @@ void pl_destroy(pl_pipeline *p)
 {
     if (p == NULL)
         return;
-    pthread_mutex_lock(&p->mu);
+    dm_mutex_lock(&p->mu);
     p->stopping = true;
     pthread_cond_broadcast(&p->work_cv);
-    pthread_mutex_unlock(&p->mu);
+    dm_mutex_unlock(&p->mu);
     for (size_t i = 0; p->workers && i < p->n_workers; i++) {
         if (p->workers[i].started)
             pthread_join(p->workers[i].thread, NULL);
@@ -429,7 +431,9 @@ void pl_destroy(pl_pipeline *p)
         vs_state_free(&p->workers[i].vs);
     }
     free(p->workers);
+    dm_mutex_lock(&p->mu);       /* alone now, but cleanup's callees expect it */
     cleanup(p);
+    dm_mutex_unlock(&p->mu);
     pl_pools_free(p);
     for (size_t i = 0; i < p->n_finished; i++)
         st_free(pl_finished_file(&p->finished[i]));
@@ -441,8 +445,8 @@ void pl_destroy(pl_pipeline *p)
     free(p->tmpl);
     free(p->file_name);
     free(p->host);
-    pthread_mutex_destroy(&p->mu);
-    pthread_mutex_destroy(&p->dl_mu);
+    dm_mutex_destroy(&p->mu);
+    dm_mutex_destroy(&p->dl_mu);
     pthread_cond_destroy(&p->work_cv);
     pthread_cond_destroy(&p->done_cv);
     free(p);

@@ -319,9 +319,10 @@ static int replay_into_rest(sh_shredder *s, int column)
     const sc_column *c = &s->spec->columns[column];
     sh_colstate *cs = &s->cols[column];
     if (!sh_has_rest(s)) {
-        s->reject = pq_err_set(s->err, SH_REJECTED, "field '%s': value does not fit column '%s' "
-                               "(%s) and there is no rest (\"*\") column",
-                               c->from ? c->from : c->name, c->name, s->fail_why);
+        pq_err_set(s->err, SH_REJECTED, "field '%s': value does not fit column '%s' (%s) "
+                   "and there is no rest (\"*\") column", c->from ? c->from : c->name,
+                   c->name, s->fail_why);
+        s->reject = SH_REJECT_NO_FIT;
         return SH_REJECTED;
     }
     size_t end = json_parser_offset(&s->parser) + 1;
@@ -465,7 +466,8 @@ static int root_value(sh_shredder *s, int ev, const void *payload)
         return sh_push(s, &f);
     }
     if (!sh_has_rest(s)) {
-        s->reject = pq_err_set(s->err, SH_REJECTED, "record is not a JSON object");
+        pq_err_set(s->err, SH_REJECTED, "record is not a JSON object");
+        s->reject = SH_REJECT_NOT_OBJECT;
         return SH_REJECTED;
     }
     return rest_value(s, 0, 0, false, ev, payload);
@@ -646,7 +648,7 @@ static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size
     s->line_len = len;
     s->ingest_us = ingest_us;
     s->err = err;
-    s->reject = 0;
+    s->reject = SH_REJECT_NONE;
     s->fatal = 0;
     s->has_rest_value = false;
 }
@@ -698,11 +700,19 @@ static int parse_record(sh_shredder *s, const char *line, size_t len)
     int rc = json_parse_line(&s->parser, line, len, &record_handler, s, &perr);
     if (s->fatal || s->reject)
         return PQ_OK;
-    if (rc == JSON_EMPTY)
-        s->reject = pq_err_set(s->err, SH_REJECTED, "empty line");
-    else if (rc != 0)
-        s->reject = pq_err_set(s->err, SH_REJECTED, "invalid JSON: %s", perr.msg);
+    if (rc == JSON_EMPTY) {
+        pq_err_set(s->err, SH_REJECTED, "empty line");
+        s->reject = SH_REJECT_EMPTY;
+    } else if (rc != 0) {
+        pq_err_set(s->err, SH_REJECTED, "invalid JSON: %s", perr.msg);
+        s->reject = SH_REJECT_INVALID_JSON;
+    }
     return PQ_OK;
+}
+
+sh_reject sh_last_reject(const sh_shredder *s)
+{
+    return s->fatal ? SH_REJECT_NONE : s->reject;
 }
 
 int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,

@@ -30,6 +30,7 @@
 #include "err.h"
 #include "pq_writer.h"
 #include "rowgroup.h"
+#include "shred_reject.h"
 
 #define SH_REJECTED 1
 
@@ -50,5 +51,8 @@ int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
  * on which worker's shredder shredded what before: the same input gives
  * the same file with any number of workers. */
 void sh_shredder_new_batch(sh_shredder *s);
+
+/* The reason of the last SH_REJECTED (SH_REJECT_NONE after a row). */
+sh_reject sh_last_reject(const sh_shredder *s);
 
 #endif

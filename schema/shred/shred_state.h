@@ -13,6 +13,7 @@
 #include "json.h"
 #include "pq_writer.h"
 #include "rowgroup.h"
+#include "shred_reject.h"
 #include "variant.h"
 #include "vshred.h"
 
@@ -116,7 +117,7 @@ struct sh_shredder {
     size_t line_len;
     int64_t ingest_us;
     pq_err *err;
-    int reject;                  /* SH_REJECTED once decided */
+    sh_reject reject;            /* SH_REJECT_NONE until decided */
     int fatal;                   /* writer error */
     bool has_rest_value;         /* the rest builder holds the record root */
     /* why the last column failed, for rejects: as long as any pq_err

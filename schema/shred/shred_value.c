@@ -374,9 +374,10 @@ int shv_missing_column(sh_shredder *s, int column)
     if (c->def.set && !s->cols[column].failed)
         return put_default(s, c);
     if (c->required) {
-        s->reject = pq_err_set(s->err, SH_REJECTED, "%s required field '%s' (column '%s')",
-                               s->cols[column].failed ? "wrong type for" : "missing",
-                               c->from ? c->from : c->name, c->name);
+        pq_err_set(s->err, SH_REJECTED, "%s required field '%s' (column '%s')",
+                   s->cols[column].failed ? "wrong type for" : "missing",
+                   c->from ? c->from : c->name, c->name);
+        s->reject = SH_REJECT_MISSING_REQUIRED;
         return PQ_OK;
     }
     return shv_nulls(s, c->type, 0, (uint16_t)(c->type->def - 1));

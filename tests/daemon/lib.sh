@@ -39,7 +39,7 @@ finish() {
     local f first
     for f in "${T:-/nonexistent}"/*.log; do
         [ -f "$f" ] || continue
-        first=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$f")
+        first=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|WARNING: ThreadSanitizer' "$f")
         [ -n "$first" ] && bad "no sanitizer report in $(basename "$f")" "$(cut -c1-300 <<<"$first")"
     done
     if [ "$fail" -gt 0 ] && [ -n "${DLOG:-}" ] && [ -s "$DLOG" ]; then
@@ -94,8 +94,9 @@ lib_init() {
 }
 
 # sanitized_build: true when BUILD was configured with PQ_SANITIZE (ASan
-# and UBSan): memory bounds do not apply there (shadow memory, quarantine).
-sanitized_build() { grep -q '^PQ_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; }
+# and UBSan) or PQ_TSAN: memory bounds do not apply there (shadow memory,
+# quarantine).
+sanitized_build() { grep -q -E '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; }
 
 # spawn CMD...: runs CMD in the background, remembers its pid in $SPAWNED
 # (killed on exit).

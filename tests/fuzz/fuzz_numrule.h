@@ -29,12 +29,21 @@
 #include <string.h>
 
 /* A decimal text as (sign, significant digits, exponent of the last one),
- * no leading or trailing zero digit; zero is nd = 0, exp 0, neg false. */
+ * no leading or trailing zero digit; zero is nd = 0, exp 0, neg false.
+ * The first FZ_DIGITS significant digits are kept; any after them are
+ * counted (lost), and lost_nonzero says whether one was not a zero. Lost
+ * zeros change nothing (exp still counts their places), so a text is held
+ * exactly unless lost_nonzero: then it has more than FZ_DIGITS significant
+ * digits, more than any decimal (38) or shortest double (17) has, and
+ * equals none of them. */
+#define FZ_DIGITS 160
 typedef struct fz_dec {
     bool neg;
-    char dig[160];
+    char dig[FZ_DIGITS];
     size_t nd;
     int64_t exp;
+    size_t lost;
+    bool lost_nonzero;
 } fz_dec;
 
 static void fz_norm(const char *t, size_t n, fz_dec *d)
@@ -50,8 +59,10 @@ static void fz_norm(const char *t, size_t n, fz_dec *d)
             in_frac = true;
             continue;
         }
-        if (d->nd == sizeof d->dig) {           /* past 160 digits: only the scale */
+        if (d->nd == sizeof d->dig) {           /* past FZ_DIGITS: counted, not kept */
             e += !in_frac;
+            d->lost++;
+            d->lost_nonzero |= t[i] != '0';
             continue;
         }
         frac += in_frac;
@@ -64,16 +75,17 @@ static void fz_norm(const char *t, size_t n, fz_dec *d)
     for (; i < n; i++)
         x = x > 1000000000000LL ? x : x * 10 + (t[i] - '0');
     e += eneg ? -x : x;
-    while (d->nd > 0 && d->dig[d->nd - 1] == '0')
+    while (!d->lost_nonzero && d->nd > 0 && d->dig[d->nd - 1] == '0')
         d->nd--, frac--;
     d->exp = e - frac;
     if (d->nd == 0)
         d->neg = false, d->exp = 0;
 }
 
+/* Equal values; a text with a non-zero digit past FZ_DIGITS equals none. */
 static bool fz_dec_eq(const fz_dec *a, const fz_dec *b)
 {
-    return a->neg == b->neg && a->nd == b->nd && a->exp == b->exp &&
+    return !a->lost_nonzero && !b->lost_nonzero && a->neg == b->neg && a->nd == b->nd && a->exp == b->exp &&
            memcmp(a->dig, b->dig, a->nd) == 0;
 }
 
@@ -93,7 +105,7 @@ static void fz_shortest(double x, fz_dec *out)
  * read back as x? Its two neighbours one digit shorter decide it. */
 static bool fz_shorter_reads_back(const fz_dec *in, double x)
 {
-    if (in->nd < 2 || in->nd > 19)
+    if (in->nd < 2 || in->nd > 19 || in->lost_nonzero)
         return false;
     unsigned long long m = 0;
     for (size_t i = 0; i + 1 < in->nd; i++)
@@ -152,7 +164,7 @@ static void fz_check_number_rule(const char *text, size_t n, const vr_variant *v
     } else {
         fz_rule_fail(text, n, json, "not a number type");
     }
-    bool valid_dec = in.nd <= 38 && (in.exp >= 0 ? (int64_t)in.nd + in.exp <= 38
+    bool valid_dec = !in.lost_nonzero && in.nd <= 38 && (in.exp >= 0 ? (int64_t)in.nd + in.exp <= 38
                                                  : -in.exp < (int64_t)in.nd);
     if (int_syntax) {
         errno = 0;

@@ -343,7 +343,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             c.intent_path = final_path;
         }
         pq_err err = {0};
-        CHECK(sp_ckpt_write(dir, &c, &err) == 0);
+        CHECK(sp_ckpt_write(dir, &c, NULL, &err) == 0);
         if (flags & 8)
             spit(final_path, "PAR1", 4);
     } else if (mode == 2) {

@@ -228,6 +228,54 @@ check "write failure leaves no parquet file" [ -z "$(find "$T/full" -name '*.par
 check "write failure leaves no temp file" no_temp "$T/full"
 check "write failure is explained" grep -q 'file too large' "$T/full.err"
 
+# ---- -o -: one complete file on standard output ------------------------------------------
+# hyp: reads a Parquet file from stdin with hyparquet, prints its rows as JSON.
+hyp() {
+    (cd "$INTEROP" && node --input-type=module -e '
+import { parquetReadObjects } from "hyparquet";
+import { compressors } from "hyparquet-compressors";
+const chunks = [];
+for await (const c of process.stdin) chunks.push(c);
+const b = Buffer.concat(chunks);
+const file = b.buffer.slice(b.byteOffset, b.byteOffset + b.length);
+const rows = await parquetReadObjects({ file, compressors });
+console.log(JSON.stringify(rows, (k, v) => typeof v === "bigint" ? Number(v) : v));
+')
+}
+mkdir -p "$T/stage" "$T/cwd"
+# rot.yaml rotates every 3 rows: on stdout the 8 rows still make one file.
+got=$(parqd_abs=$(realpath "$PARQD") && cd "$T/cwd" && TMPDIR="$T/stage" "$parqd_abs" convert --config "$T/rot.yaml" -o - \
+    "$T/eight.ndjson" 2>"$T/stdout.err" | if [ "$HAVE_NODE" = 1 ]; then hyp; else cat >/dev/null; fi;
+    echo "rc=${PIPESTATUS[0]}")
+check "-o - exits 0 into a pipe" grep -q 'rc=0$' <<<"$got"
+check "-o - writes no file named '-'" [ -z "$(ls -A "$T/cwd")" ]
+check "-o - leaves nothing in TMPDIR" [ -z "$(ls -A "$T/stage")" ]
+check "-o - summary names standard output" \
+    grep -q '^parqd convert: 8 records in, 8 written, 0 rejected, 1 file, [0-9]* bytes: standard output$' \
+    "$T/stdout.err"
+want='[{"id":1,"msg":null,"n":null},{"id":2,"msg":null,"n":null},{"id":3,"msg":null,"n":null},{"id":4,"msg":null,"n":null},{"id":5,"msg":null,"n":null},{"id":6,"msg":null,"n":null},{"id":7,"msg":null,"n":null},{"id":8,"msg":null,"n":null}]'
+[ "$HAVE_NODE" = 1 ] && check "-o -: hyparquet reads the piped file, every row by value" \
+    [ "$(head -1 <<<"$got")" = "$want" ]
+TMPDIR="$T/stage" "$PARQD" convert --schema "$T/schema.yaml" -o - "$T/eight.ndjson" \
+    2>/dev/null >"$T/stdout.parquet"
+"$PARQD" convert --schema "$T/schema.yaml" -o "$T/named.parquet" "$T/eight.ndjson" 2>/dev/null
+check "-o - into a regular file: the same bytes as -o FILE" cmp -s "$T/stdout.parquet" "$T/named.parquet"
+# A terminal gets no Parquet bytes: exit 1 with the reason (script(1) gives a pty).
+if command -v script >/dev/null; then
+    script -qec "TMPDIR='$T/stage' '$PARQD' convert -o - '$T/eight.ndjson'" /dev/null >"$T/tty.out" 2>&1
+    check "-o - on a terminal exits 1" [ "$?" = 1 ]
+    check "-o - on a terminal says why" grep -q 'standard output is a terminal' "$T/tty.out"
+    check "-o - on a terminal writes nothing to it" bash -c "! grep -q PAR1 '$T/tty.out'"
+else
+    echo "note: script(1) missing: -o - on a terminal not checked"
+fi
+# A reader that goes away: exit 3 with the reason, and the staged file removed.
+(TMPDIR="$T/stage" "$PARQD" convert --schema "$T/schema.yaml" -o - "$T/many.ndjson" \
+    2>"$T/epipe.err"; echo $? >"$T/epipe.rc") | head -c 100 >/dev/null
+check "-o -: a closed pipe exits 3" [ "$(cat "$T/epipe.rc")" = 3 ]
+check "-o -: a closed pipe is explained" grep -q 'writing standard output failed.*Broken pipe' "$T/epipe.err"
+check "-o -: a closed pipe leaves nothing in TMPDIR" [ -z "$(ls -A "$T/stage")" ]
+
 # ---- -v: each file's automatic shredding ------------------------------------
 for i in 1 2 3; do printf '{"level":"info","status":%d,"req":{"path":"/p%d"}}\n' $((200 + i)) "$i"; done \
     >"$T/auto.ndjson"

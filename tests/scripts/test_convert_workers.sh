@@ -9,8 +9,10 @@
 #   bash test_convert_workers.sh BUILD_DIR TESTDATA_DIR
 set -u
 BUILD=${1:?usage: test_convert_workers.sh BUILD_DIR TESTDATA_DIR}
-DATA=${2:?usage: test_convert_workers.sh BUILD_DIR TESTDATA_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/testdata.sh" "${2:-}"
+testdata_require logs
+DATA=$TESTDATA
 SCHEMAS="$HERE/../../conf/schemas"
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_convert_workers.XXXXXX")
 trap 'rm -rf "$T"' EXIT

@@ -41,8 +41,10 @@ if [ $# -ne 2 ]; then
 fi
 START=$(date +%s.%N)
 BUILD=$(cd "$1" && pwd) || exit 2
-TESTDATA=$(cd "$2" && pwd) || exit 2
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/testdata.sh" "$2"
+testdata_require logs
+TESTDATA=$(cd "$TESTDATA" && pwd) || exit 2
 ROOT=$(cd "$HERE/../.." && pwd)
 INTEROP="$ROOT/tests/interop"
 SCHEMAS="$ROOT/conf/schemas"

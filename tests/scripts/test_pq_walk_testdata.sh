@@ -10,7 +10,9 @@
 set -u
 
 BUILD=${1:?usage: $0 BUILD_DIR TESTDATA_DIR}
-DATA=${2:?usage: $0 BUILD_DIR TESTDATA_DIR}/parquet-testing/data
+. "$(dirname "$0")/testdata.sh" "${2:-}"
+testdata_require parquet-testing/data
+DATA=$TESTDATA/parquet-testing/data
 WALK="$BUILD/pq_walk"
 passed=0
 failed=0

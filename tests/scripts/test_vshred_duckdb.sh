@@ -11,7 +11,8 @@
 # the DuckDB part is skipped, not failed.
 set -u
 BUILD=${1:?usage: test_vshred_duckdb.sh BUILD_DIR [TESTDATA_DIR]}
-TESTDATA=${2:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/testdata}
+. "$(dirname "$0")/testdata.sh" "${2:-}"
+testdata_require parquet-testing/shredded_variant
 CASES=$TESTDATA/parquet-testing/shredded_variant
 INTEROP=$(cd "$(dirname "$0")/../interop" && pwd)
 OUT=$BUILD/vshred-out

@@ -2,7 +2,7 @@
  * shredded_variant case (testdata README 2b), for other readers to check
  * our shredding (tests/scripts/test_vshred_duckdb.sh).
  *
- *     vshred_cases OUT_DIR [CASE_DIR]
+ *     vshred_cases OUT_DIR [CASE_DIR]      (default: under $PQ_TESTDATA, testdata.h)
  *
  * For case NNN: OUT_DIR/case-NNN.parquet with `id int32 required` (the row
  * number) and `var`, a Variant column with the case file's shredding
@@ -25,6 +25,7 @@
 #include "colspec.h"
 #include "pqfile.h"
 #include "variant_read.h"
+#include "testdata.h"
 #include "vshred.h"
 
 /* ---- the case file's layout as schema-language YAML ----------------------- */
@@ -343,7 +344,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *out_dir = argv[1];
-    const char *case_dir = argc > 2 ? argv[2] : PQ_TESTDATA "/parquet-testing/shredded_variant";
+    const char *case_dir = argc > 2 ? argv[2] : pqt_testdata_path("parquet-testing/shredded_variant", NULL);
     char path[1024], line[8192];
     snprintf(path, sizeof path, "%s/case_list.tsv", case_dir);
     FILE *fp = fopen(path, "r");

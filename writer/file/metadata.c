@@ -351,6 +351,13 @@ static void write_page_hists(pq_thrift *t, int16_t fid, const pq_buf *h)
         pq_thrift_list_i64(t, (int64_t)v[i]);
 }
 
+/* A min or max value's bytes in index_bytes. All-null pages add none, so
+ * the buffer may never have been allocated: NULL + 0 is undefined. */
+static const uint8_t *index_value(const pq_chunk_meta *m, size_t off)
+{
+    return m->index_bytes.data != NULL ? m->index_bytes.data + off : NULL;
+}
+
 int pq_meta_write_column_index(const pq_chunk_meta *m, pq_buf *out)
 {
     pq_thrift t;
@@ -361,10 +368,10 @@ int pq_meta_write_column_index(const pq_chunk_meta *m, pq_buf *out)
         pq_thrift_list_bool(&t, m->pages[i].null_page);
     pq_thrift_field_list_begin(&t, 2, PQ_TT_BINARY, m->n_pages);
     for (size_t i = 0; i < m->n_pages; i++)
-        pq_thrift_list_binary(&t, m->index_bytes.data + m->pages[i].min_off, m->pages[i].min_len);
+        pq_thrift_list_binary(&t, index_value(m, m->pages[i].min_off), m->pages[i].min_len);
     pq_thrift_field_list_begin(&t, 3, PQ_TT_BINARY, m->n_pages);
     for (size_t i = 0; i < m->n_pages; i++)
-        pq_thrift_list_binary(&t, m->index_bytes.data + m->pages[i].max_off, m->pages[i].max_len);
+        pq_thrift_list_binary(&t, index_value(m, m->pages[i].max_off), m->pages[i].max_len);
     pq_thrift_field_i32(&t, 4, m->boundary_order);
     pq_thrift_field_list_begin(&t, 5, PQ_TT_I64, m->n_pages);
     for (size_t i = 0; i < m->n_pages; i++)

@@ -9,6 +9,9 @@
 #  3. `make run`: parqd --config conf/run.yaml from an empty directory
 #     (everything under ./run-data); conf/sample.ndjson sent over TCP
 #     lands, its bad line goes to the dead letters; Ctrl-C (SIGINT) exits 0.
+#     The first file is published on its own within seconds (issue 23),
+#     and `make query` (tests/interop/query.mjs) says, before that, that
+#     parqd is not running, has received nothing, or when the file comes.
 # 2 and 3 need the fixed ports 5170 (and 9170 for 3): when something else
 # holds them (a CI neighbour), that part is skipped with the reason.
 #
@@ -87,6 +90,16 @@ elif port_busy 127.0.0.1 5170 || port_busy 127.0.0.1 9170; then
 else
     mkdir -p "$T/run"
     DLOG="$T/run.log"
+    # make_query SQL: what `make query` runs, from the daemon's directory;
+    # stdout in $T/query.out, stderr in $T/query.err.
+    make_query() {
+        (cd "$T/run" && node "$INTEROP/query.mjs" --config "$RUNCFG" "$1") >"$T/query.out" 2>"$T/query.err"
+    }
+    COUNT_SQL="SELECT count(*)::INTEGER AS n FROM read_parquet('run-data/out/**/*.parquet')"
+    make_query "$COUNT_SQL"
+    check "make query, parqd not running: exit 1, says so and how to start it" \
+        grep -q 'parqd is not running (nothing answers on 127.0.0.1:9170): start it with `make run`' \
+        "$T/query.err"
     # shellcheck disable=SC2016
     spawn bash -c 'cd "$1" && mkdir -p run-data && exec "$2" --config "$3" 2>>"$4"' _ "$T/run" "$PARQD" \
         "$RUNCFG" "$DLOG"
@@ -96,6 +109,11 @@ else
         check "make run: listens on 127.0.0.1:5170" port_busy 127.0.0.1 5170
         check "make run: listens on run-data/parqd.sock" test -S "$T/run/run-data/parqd.sock"
         SAMPLE="$ROOT/conf/sample.ndjson"
+        make_query "$COUNT_SQL"
+        check "make query, nothing sent: says so and how to send" \
+            grep -q 'parqd is running but has received nothing yet: cat conf/sample.ndjson > /dev/tcp/127.0.0.1/5170' \
+            "$T/query.err"
+        SENT_US=$(now_us)
         cat "$SAMPLE" >/dev/tcp/127.0.0.1/5170
         H=$(http_get 127.0.0.1 9170 /health)
         check "make run: /health on 127.0.0.1:9170 is 200" test "$(head -n 1 <<<"$H")" = 200
@@ -103,6 +121,20 @@ else
             [ "$(metric "$(http_get 127.0.0.1 9170 /metrics)" parqd_records_received_total)" = "$(grep -c . "$SAMPLE")" ]
         }
         check "make run: every sample line received" wait_for 10 got_all
+        if make_query "$COUNT_SQL"; then
+            skip "make query, not yet published: says when" "a file was already published (a slow machine)"
+        else
+            check "make query, not yet published: says when (5s after the first record) and Ctrl-C" \
+                grep -q 'a file is published 5s after its first record .*or at once when parqd stops (Ctrl-C)' \
+                <(tr '\n' ' ' <"$T/query.err")
+        fi
+        published() { test -n "$(parquet_files "$T/run/run-data/out")"; }
+        check "make run: a file is published on its own within 10 s" wait_for 10 published
+        echo "make run: first file after $((($(now_us) - SENT_US) / 1000)) ms"
+        make_query "$COUNT_SQL"
+        NGOOD=$(($(grep -c . "$SAMPLE") - $(grep -c . "$T/run/run-data/rejects.ndjson" 2>/dev/null || echo 0)))
+        check "make query after the first file: DuckDB counts the $NGOOD good sample lines" \
+            test "$(cat "$T/query.out")" = "{\"n\":$NGOOD}"
         daemon_stop INT 20
         check "make run: Ctrl-C (SIGINT) exits 0 (got $DSTATUS)" test "$DSTATUS" = 0
         NF=$(parquet_files "$T/run/run-data/out" | wc -l)

@@ -17,7 +17,8 @@
 # Last line: "N passed, M failed"; exit status 1 if anything failed.
 set -u
 BUILD=${1:?usage: test_daemon_shipper.sh BUILD_DIR TESTDATA_DIR}
-TESTDATA=${2:?usage: test_daemon_shipper.sh BUILD_DIR TESTDATA_DIR}
+. "$(dirname "$0")/../testdata.sh" "${2:-}"
+testdata_require logs
 . "$(dirname "$0")/../../daemon/lib.sh"
 lib_init test_daemon_shipper
 

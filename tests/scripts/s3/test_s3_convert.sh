@@ -13,7 +13,8 @@
 # where the RSS bound is not checked).
 set -u
 BUILD=${1:?usage: test_s3_convert.sh BUILD_DIR TESTDATA_DIR}
-TESTDATA=${2:?usage: test_s3_convert.sh BUILD_DIR TESTDATA_DIR}
+. "$(dirname "$0")/../testdata.sh" "${2:-}"
+testdata_require logs
 . "$(dirname "$0")/s3_common.sh"
 s3_init test_s3_convert
 if sanitized_build; then SIZE_MB=${SIZE_MB:-256}; else SIZE_MB=${SIZE_MB:-1024}; fi

@@ -10,7 +10,8 @@
 #   bash test_s3_daemon.sh BUILD_DIR TESTDATA_DIR
 set -u
 BUILD=${1:?usage: test_s3_daemon.sh BUILD_DIR TESTDATA_DIR}
-TESTDATA=${2:?usage: test_s3_daemon.sh BUILD_DIR TESTDATA_DIR}
+. "$(dirname "$0")/../testdata.sh" "${2:-}"
+testdata_require logs
 . "$(dirname "$0")/s3_common.sh"
 s3_init test_s3_daemon
 

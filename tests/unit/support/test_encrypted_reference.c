@@ -41,8 +41,11 @@
 #include "crypto.h"
 #include "err.h"
 #include "pqcrypt.h"
+#include "testdata.h"
 
-#define DATA PQ_TESTDATA "/parquet-testing/data/"
+/* The reference files, under the test data directory (testdata.h). */
+#define DATA_DIR "parquet-testing/data"
+#define DATA(name) pqt_testdata_path(DATA_DIR, name)
 
 /* ---- keys (README 2c: the documented digits are ASCII characters) -------- */
 
@@ -94,30 +97,25 @@ typedef struct ref {
 } ref;
 
 static const ref REFS[] = {
-    { DATA "uniform_encryption.parquet.encrypted", false, true, PQ_AES_GCM_V1, NULL, false, true },
-    { DATA "encrypt_columns_and_footer.parquet.encrypted", false, true, PQ_AES_GCM_V1, NULL, false, false },
-    { DATA "encrypt_columns_plaintext_footer.parquet.encrypted", false, false, PQ_AES_GCM_V1, NULL, false, false },
-    { DATA "encrypt_columns_and_footer_aad.parquet.encrypted", false, true, PQ_AES_GCM_V1, "tester", true, false },
-    { DATA "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", false, true, PQ_AES_GCM_V1, "tester", false, false },
-    { DATA "encrypt_columns_and_footer_ctr.parquet.encrypted", false, true, PQ_AES_GCM_CTR_V1, NULL, false, false },
-    { DATA "aes256/uniform_encryption.parquet.encrypted", true, true, PQ_AES_GCM_V1, NULL, false, true },
-    { DATA "aes256/encrypt_columns_and_footer.parquet.encrypted", true, true, PQ_AES_GCM_V1, NULL, false, false },
-    { DATA "aes256/encrypt_columns_plaintext_footer.parquet.encrypted", true, false, PQ_AES_GCM_V1, NULL, false, false },
-    { DATA "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", true, true, PQ_AES_GCM_V1, "tester", false, false },
-    { DATA "aes256/encrypt_columns_and_footer_ctr.parquet.encrypted", true, true, PQ_AES_GCM_CTR_V1, NULL, false, false },
+    { "uniform_encryption.parquet.encrypted", false, true, PQ_AES_GCM_V1, NULL, false, true },
+    { "encrypt_columns_and_footer.parquet.encrypted", false, true, PQ_AES_GCM_V1, NULL, false, false },
+    { "encrypt_columns_plaintext_footer.parquet.encrypted", false, false, PQ_AES_GCM_V1, NULL, false, false },
+    { "encrypt_columns_and_footer_aad.parquet.encrypted", false, true, PQ_AES_GCM_V1, "tester", true, false },
+    { "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", false, true, PQ_AES_GCM_V1, "tester", false, false },
+    { "encrypt_columns_and_footer_ctr.parquet.encrypted", false, true, PQ_AES_GCM_CTR_V1, NULL, false, false },
+    { "aes256/uniform_encryption.parquet.encrypted", true, true, PQ_AES_GCM_V1, NULL, false, true },
+    { "aes256/encrypt_columns_and_footer.parquet.encrypted", true, true, PQ_AES_GCM_V1, NULL, false, false },
+    { "aes256/encrypt_columns_plaintext_footer.parquet.encrypted", true, false, PQ_AES_GCM_V1, NULL, false, false },
+    { "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", true, true, PQ_AES_GCM_V1, "tester", false, false },
+    { "aes256/encrypt_columns_and_footer_ctr.parquet.encrypted", true, true, PQ_AES_GCM_CTR_V1, NULL, false, false },
 };
 #define NREFS (sizeof REFS / sizeof REFS[0])
-
-static const char *base(const char *path)
-{
-    return path + strlen(DATA);
-}
 
 static int open_ref(pqc_file *f, const ref *r, keyset *ks, pq_err *err)
 {
     pqc_opts o = { .keys = ks->ids, .n_keys = ks->n, .aad_prefix = r->aad,
                    .aad_prefix_len = r->aad ? strlen(r->aad) : 0 };
-    return pqc_open(f, r->path, &o, err);
+    return pqc_open(f, DATA(r->path), &o, err);
 }
 
 /* ---- expected values -------------------------------------------------------- */
@@ -291,11 +289,11 @@ static void test_reference_every_file_decrypts_to_the_documented_values(void **s
         pq_err err = { 0 };
         int rc = open_ref(&f, &REFS[i], &ks, &err);
         if (rc != 0)
-            fail_msg("%s: %s", base(REFS[i].path), err.msg);
+            fail_msg("%s: %s", REFS[i].path, err.msg);
         check_standard(&f, true);
         check_mode(&f, &REFS[i]);
         printf("[ ok       ] %-70s %zu modules decrypted (%zu with zero padding after the "
-               "Thrift struct)\n", base(REFS[i].path), f.nmodules, f.padded_modules);
+               "Thrift struct)\n", REFS[i].path, f.nmodules, f.padded_modules);
         pqc_close(&f);
         keys_free(&ks);
     }
@@ -316,11 +314,11 @@ static void test_reference_every_mode_decodes_identically(void **state)
         keys_init(&ks, REFS[i].aes256);
         pqc_file f;
         if (open_ref(&f, &REFS[i], &ks, &err) != 0)
-            fail_msg("%s: %s", base(REFS[i].path), err.msg);
+            fail_msg("%s: %s", REFS[i].path, err.msg);
         for (size_t c = 0; c < f0.ncols; c++) {
             const pqc_column *a = &f0.cols[c], *b = &f.cols[c];
             if (strncmp(a->path, b->path, strlen(a->path)) != 0)
-                fail_msg("%s: column %zu is %s, not %s", base(REFS[i].path), c, b->path, a->path);
+                fail_msg("%s: column %zu is %s, not %s", REFS[i].path, c, b->path, a->path);
             assert_int_equal(a->n_levels, b->n_levels);
             assert_memory_equal(a->rep, b->rep, a->n_levels * sizeof *a->rep);
             /* int64_field: a repeated leaf (max def 1) in parquet-cpp's
@@ -331,8 +329,8 @@ static void test_reference_every_mode_decodes_identically(void **state)
             if (a->max_def == b->max_def)
                 assert_memory_equal(a->def, b->def, a->n_levels * sizeof *a->def);
             if (!pqt_bytes_equal(&a->values, &b->values))
-                fail_msg("%s: %s values differ from %s", base(REFS[i].path), a->path,
-                         base(REFS[0].path));
+                fail_msg("%s: %s values differ from %s", REFS[i].path, a->path,
+                         REFS[0].path);
         }
         pqc_close(&f);
         keys_free(&ks);
@@ -357,9 +355,9 @@ static void test_reference_wrong_footer_key_fails_on_the_footer(void **state)
                        .aad_prefix_len = REFS[i].aad ? strlen(REFS[i].aad) : 0 };
         pqc_file f;
         pq_err err = { 0 };
-        int rc = pqc_open(&f, REFS[i].path, &o, &err);
+        int rc = pqc_open(&f, DATA(REFS[i].path), &o, &err);
         if (rc == 0)
-            fail_msg("%s opened with a wrong footer key", base(REFS[i].path));
+            fail_msg("%s opened with a wrong footer key", REFS[i].path);
         assert_int_equal(rc, PQ_ECRYPTO);
         assert_int_equal(f.fail_module, PQ_MODULE_FOOTER);
         pqc_close(&f);
@@ -408,7 +406,7 @@ static void test_reference_aad_prefix_must_be_supplied_and_right(void **state)
         if (REFS[i].aad_stored) {
             /* stored prefix: nothing to supply */
             if (rc != 0)
-                fail_msg("%s: %s", base(r.path), err.msg);
+                fail_msg("%s: %s", r.path, err.msg);
             check_standard(&f, true);
         } else {
             assert_int_equal(rc, PQ_ECRYPTO);
@@ -428,7 +426,7 @@ static void test_reference_plaintext_footer_readable_without_keys(void **state)
     pqc_opts none = { .allow_missing_keys = true };
     pqc_file f;
     pq_err err = { 0 };
-    if (pqc_open(&f, REFS[2].path, &none, &err) != 0)
+    if (pqc_open(&f, DATA(REFS[2].path), &none, &err) != 0)
         fail_msg("%s", err.msg);
     assert_true(f.signed_footer);
     assert_false(f.signature_verified);
@@ -436,14 +434,14 @@ static void test_reference_plaintext_footer_readable_without_keys(void **state)
     assert_int_equal(f.nmodules, 0);
     pqc_close(&f);
     /* aes256: every column is encrypted, so everything is skipped */
-    if (pqc_open(&f, REFS[8].path, &none, &err) != 0)
+    if (pqc_open(&f, DATA(REFS[8].path), &none, &err) != 0)
         fail_msg("%s", err.msg);
     for (size_t c = 0; c < f.ncols; c++)
         assert_true(f.cols[c].skipped);
     pqc_close(&f);
     /* and without allow_missing_keys a missing key is an error */
     pqc_opts strict = { 0 };
-    assert_int_equal(pqc_open(&f, REFS[2].path, &strict, &err), PQ_ECRYPTO);
+    assert_int_equal(pqc_open(&f, DATA(REFS[2].path), &strict, &err), PQ_ECRYPTO);
     pqc_close(&f);
 }
 
@@ -458,7 +456,7 @@ static void test_reference_bloom_filter_file(void **state)
     pqc_opts o = { .keys = ks.ids, .n_keys = ks.n };
     pqc_file f;
     pq_err err = { 0 };
-    if (pqc_open(&f, DATA "encrypt_columns_and_footer_bloom_filter.parquet.encrypted", &o,
+    if (pqc_open(&f, DATA("encrypt_columns_and_footer_bloom_filter.parquet.encrypted"), &o,
                  &err) != 0)
         fail_msg("%s", err.msg);
     const size_t rows = 2000;
@@ -516,6 +514,7 @@ static void test_reference_external_key_material_skipped(void **state)
 
 int main(void)
 {
+    pqt_testdata_require("test_encrypted_reference", DATA_DIR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_every_file_decrypts_to_the_documented_values),
         cmocka_unit_test(test_reference_every_mode_decodes_identically),

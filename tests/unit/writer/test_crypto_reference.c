@@ -20,18 +20,20 @@
 #include "decode.h"
 #include "decrypt.h"
 #include "err.h"
+#include "testdata.h"
 #include "tmpdir.h"
 
-#define DATA PQ_TESTDATA "/parquet-testing/data/"
+#define DATA_DIR "parquet-testing/data"
 
 /* README 2c: the documented keys are ASCII strings, not byte values. */
 static const char KF128[] = "0123456789012345";
 static const char KF256[] = "01234567890123456789012345678901";
 
-/* A reference file whole; it must hold at least the two magics and a
- * footer length. */
-static uint8_t *read_file(const char *path, size_t *len)
+/* A reference file whole (name: under DATA_DIR); it must hold at least the
+ * two magics and a footer length. */
+static uint8_t *read_file(const char *name, size_t *len)
 {
+    const char *path = pqt_testdata_path(DATA_DIR, name);
     uint8_t *p = pqt_read_file(path, len);
     if (p == NULL)
         fail_msg("cannot open %s", path);
@@ -71,19 +73,19 @@ typedef struct ref_file {
 } ref_file;
 
 static const ref_file pare_files[] = {
-    { DATA "uniform_encryption.parquet.encrypted", KF128, NULL, PQ_AES_GCM_V1 },
-    { DATA "encrypt_columns_and_footer.parquet.encrypted", KF128, NULL, PQ_AES_GCM_V1 },
-    { DATA "encrypt_columns_and_footer_aad.parquet.encrypted", KF128, NULL, PQ_AES_GCM_V1 },
-    { DATA "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", KF128,
+    { "uniform_encryption.parquet.encrypted", KF128, NULL, PQ_AES_GCM_V1 },
+    { "encrypt_columns_and_footer.parquet.encrypted", KF128, NULL, PQ_AES_GCM_V1 },
+    { "encrypt_columns_and_footer_aad.parquet.encrypted", KF128, NULL, PQ_AES_GCM_V1 },
+    { "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", KF128,
       "tester", PQ_AES_GCM_V1 },
-    { DATA "encrypt_columns_and_footer_ctr.parquet.encrypted", KF128, NULL, PQ_AES_GCM_CTR_V1 },
-    { DATA "encrypt_columns_and_footer_bloom_filter.parquet.encrypted", KF128, NULL,
+    { "encrypt_columns_and_footer_ctr.parquet.encrypted", KF128, NULL, PQ_AES_GCM_CTR_V1 },
+    { "encrypt_columns_and_footer_bloom_filter.parquet.encrypted", KF128, NULL,
       PQ_AES_GCM_V1 },
-    { DATA "aes256/uniform_encryption.parquet.encrypted", KF256, NULL, PQ_AES_GCM_V1 },
-    { DATA "aes256/encrypt_columns_and_footer.parquet.encrypted", KF256, NULL, PQ_AES_GCM_V1 },
-    { DATA "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", KF256,
+    { "aes256/uniform_encryption.parquet.encrypted", KF256, NULL, PQ_AES_GCM_V1 },
+    { "aes256/encrypt_columns_and_footer.parquet.encrypted", KF256, NULL, PQ_AES_GCM_V1 },
+    { "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", KF256,
       "tester", PQ_AES_GCM_V1 },
-    { DATA "aes256/encrypt_columns_and_footer_ctr.parquet.encrypted", KF256, NULL,
+    { "aes256/encrypt_columns_and_footer_ctr.parquet.encrypted", KF256, NULL,
       PQ_AES_GCM_CTR_V1 },
 };
 
@@ -208,8 +210,8 @@ static int verify_plaintext_footer(const char *path, const char *key, int flip_a
 static void test_crypto_verifies_reference_plaintext_footer_signature(void **state)
 {
     (void)state;
-    const char *f128 = DATA "encrypt_columns_plaintext_footer.parquet.encrypted";
-    const char *f256 = DATA "aes256/encrypt_columns_plaintext_footer.parquet.encrypted";
+    const char *f128 = "encrypt_columns_plaintext_footer.parquet.encrypted";
+    const char *f256 = "aes256/encrypt_columns_plaintext_footer.parquet.encrypted";
     assert_int_equal(verify_plaintext_footer(f128, KF128, -1), 0);
     assert_int_equal(verify_plaintext_footer(f256, KF256, -1), 0);
     assert_int_equal(verify_plaintext_footer(f128, "1234567890123450", -1), PQ_ECRYPTO);
@@ -239,7 +241,7 @@ static void test_crypto_thrift_reader_rejects_truncated_and_corrupt(void **state
     }
     free(file);
 
-    file = read_file(DATA "encrypt_columns_plaintext_footer.parquet.encrypted", &size);
+    file = read_file("encrypt_columns_plaintext_footer.parquet.encrypted", &size);
     region = footer_region(file, size, "PAR1", &len);
     size_t fmd_len = len - PQ_CRYPTO_SIGNATURE_LEN;
     uint8_t *copy = malloc(fmd_len);
@@ -315,8 +317,8 @@ static void test_crypto_reference_ctr_page_matches_gcm_page(void **state)
     pq_buf gcm, ctr;
     pq_buf_init(&gcm);
     pq_buf_init(&ctr);
-    ref_dict_page(DATA "encrypt_columns_and_footer.parquet.encrypted", 2117, false, &gcm);
-    ref_dict_page(DATA "encrypt_columns_and_footer_ctr.parquet.encrypted", 2084, true, &ctr);
+    ref_dict_page("encrypt_columns_and_footer.parquet.encrypted", 2117, false, &gcm);
+    ref_dict_page("encrypt_columns_and_footer_ctr.parquet.encrypted", 2084, true, &ctr);
     assert_int_equal(gcm.len, 305);
     assert_int_equal(ctr.len, gcm.len);
     assert_memory_equal(ctr.data, gcm.data, gcm.len);
@@ -329,7 +331,7 @@ static void test_crypto_reference_ctr_page_matches_gcm_page(void **state)
 /* encrypt_columns_and_footer_bloom_filter: double_field is column 0 (key
  * kc1), PLAIN DATA_PAGE_V2 pages without levels in bytes [4, 16496), and a
  * bloom filter at 29667 (both from its encrypted ColumnMetaData). */
-#define BLOOM_REF DATA "encrypt_columns_and_footer_bloom_filter.parquet.encrypted"
+#define BLOOM_REF "encrypt_columns_and_footer_bloom_filter.parquet.encrypted"
 #define BLOOM_REF_CHUNK_END 16496
 #define BLOOM_REF_OFFSET 29667
 
@@ -426,6 +428,7 @@ static void test_crypto_reference_encrypted_bloom_filter_matches_ours(void **sta
 
 int main(void)
 {
+    pqt_testdata_require("test_crypto_reference", DATA_DIR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crypto_decrypts_reference_encrypted_footers),
         cmocka_unit_test(test_crypto_reference_footer_wrong_key_fails),

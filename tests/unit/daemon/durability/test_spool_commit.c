@@ -38,16 +38,20 @@ static void test_spool_commit_trims_exactly_the_segments_below_the_watermark(voi
     /* Going backwards or past what exists is a caller bug. */
     assert_int_equal(sp_checkpoint_commit(s, 9, &err), PQ_EINVAL);
     assert_int_equal(sp_checkpoint_commit(s, 14, &err), PQ_EINVAL);
-    /* Everything committed: the current segment goes too, the next flush
-     * starts a new one. */
+    /* Everything committed: the segment being appended to stays (the
+     * publisher never unlinks the appender's file), the next flush starts
+     * a new one, and the next commit removes the old one. */
     append_seq_lines(s, 1);                      /* seq 13, pending */
     assert_int_equal(sp_checkpoint_commit(s, 13, &err), 0);
     segments(names, sizeof names);
-    assert_string_equal(names, "");
-    assert_int_equal(sp_disk_bytes(s), 0);
+    assert_string_equal(names, "10");
     flush_ok(s);
     segments(names, sizeof names);
+    assert_string_equal(names, "10 13");
+    assert_int_equal(sp_checkpoint_commit(s, 13, &err), 0);
+    segments(names, sizeof names);
     assert_string_equal(names, "13");
+    assert_int_equal(sp_disk_bytes(s), segments_bytes());
     sp_close(s);
     /* The watermark survives a restart; replay starts there. */
     sp_open_report rep;
@@ -143,6 +147,10 @@ static void test_spool_intent_rejects_seqs_outside_the_spool(void **state)
     pq_err err = {0};
     sp_spool *s = open_ok(0, NULL);
     append_seq_lines(s, 3);
+    /* Records not yet flushed cannot be in a file: the pipeline gets a
+     * line only after its flush. */
+    assert_int_equal(sp_checkpoint_intent(s, "/x.parquet", 4, &err), PQ_EINVAL);
+    flush_ok(s);
     assert_int_equal(sp_checkpoint_intent(s, "/x.parquet", 5, &err), PQ_EINVAL);
     assert_int_equal(sp_checkpoint_intent(s, "", 2, &err), PQ_EINVAL);
     assert_int_equal(sp_checkpoint_intent(s, "/x.parquet", 4, &err), 0);

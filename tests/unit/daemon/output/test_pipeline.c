@@ -24,6 +24,7 @@
 
 #include "colspec.h"
 #include "config.h"
+#include "counters.h"
 #include "decode.h"
 #include "pipeline.h"
 #include "pqfile.h"
@@ -366,6 +367,20 @@ static void test_pipeline_failure_resumes_at_the_watermark(void **state)
     pl_destroy(p);
 }
 
+/* The drained pipeline finished exactly one file of `rows` rows: it is
+ * removed, and the pipeline destroyed. */
+static void expect_one_file_and_destroy(pl_pipeline *p, uint64_t rows)
+{
+    size_t n = 0;
+    pl_finished *done = pl_take_finished(p, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(done[0].rows, rows);
+    fs_abort(&done[0].file, NULL);
+    fs_free(&done[0].file);
+    free(done);
+    pl_destroy(p);
+}
+
 /* Buffered bytes count what is in flight; pl_wait_below returns once the
  * batches are assembled even though the row group they went into is not
  * full (it waits for more lines: counting it would wait forever), and
@@ -383,14 +398,46 @@ static void test_pipeline_buffered_bytes_drain_to_zero(void **state)
     pl_close_files(p);
     assert_int_equal(pl_drain(p, NULL), 0);
     assert_int_equal(pl_buffered_bytes(p), 0);
-    size_t n = 0;
-    pl_finished *done = pl_take_finished(p, &n);
-    assert_int_equal(n, 1);
-    assert_int_equal(done[0].rows, 3000);
-    fs_abort(&done[0].file, NULL);
-    fs_free(&done[0].file);
-    free(done);
-    pl_destroy(p);
+    expect_one_file_and_destroy(p, 3000);
+}
+
+/* The /metrics `reason` label of a reject comes from the shredder's code
+ * (sh_reject) mapped once, never from the message: each class of bad line
+ * lands under its label, and so would with any wording of its message. */
+static void test_pipeline_reject_reasons_are_counted_by_code(void **state)
+{
+    fixture *f = *state;
+    static const struct { const char *line; bool oversized; dm_reject label; } lines[] = {
+        {"", false, DM_REJECT_INVALID_JSON},
+        {"{\"i\":1,", false, DM_REJECT_INVALID_JSON},
+        {"[1,2]", false, DM_REJECT_INVALID_JSON},
+        {"{\"s\":\"no i\"}", false, DM_REJECT_SCHEMA},
+        {"{\"i\":\"one\"}", false, DM_REJECT_SCHEMA},
+        {"{\"i\":1,\"s\":[1]}", false, DM_REJECT_SCHEMA},
+        {"{\"i\":2,\"s\":\"cut", true, DM_REJECT_TOO_LONG},
+        {"{\"i\":3,\"s\":\"fine\"}", false, DM_REJECT_COUNT},   /* a row */
+    };
+    const size_t n = sizeof lines / sizeof lines[0];
+    uint64_t before[DM_REJECT_COUNT], want[DM_REJECT_COUNT] = {0};
+    for (int r = 0; r < DM_REJECT_COUNT; r++)
+        before[r] = dm_get(&dm_counters_global.records_rejected[r]);
+    pl_pipeline *p = start(f, PL_PUBLISH_HOLD, 2, 0, 0, 1);
+    pl_batch *b = pl_batch_get(p);
+    pl_batch_reset(b, 1);
+    for (size_t i = 0; i < n; i++) {
+        const size_t len = strlen(lines[i].line);
+        assert_int_equal(pl_batch_add(b, "test:src", lines[i].line, len,
+                                      lines[i].oversized ? (uint64_t)len << 30 : len,
+                                      lines[i].oversized, 1700000000000000, i + 1), 0);
+        if (lines[i].label != DM_REJECT_COUNT)
+            want[lines[i].label]++;
+    }
+    pl_submit(p, b);
+    pl_close_files(p);
+    assert_int_equal(pl_drain(p, NULL), 0);
+    for (int r = 0; r < DM_REJECT_COUNT; r++)
+        assert_int_equal(dm_get(&dm_counters_global.records_rejected[r]) - before[r], want[r]);
+    expect_one_file_and_destroy(p, 1);
 }
 
 int main(void)
@@ -405,6 +452,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pipeline_failure_resumes_at_the_watermark, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_buffered_bytes_drain_to_zero, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pipeline_reject_reasons_are_counted_by_code, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 
 #include "json.h"
 #include "json_recorder.h"
+#include "testdata.h"
 
 /* ---- real samples ------------------------------------------------------ */
 
@@ -25,7 +26,7 @@
  * an independent (Python) reader; our events must agree. */
 static int expected_for(const char *rel, long *lines, int *max_depth)
 {
-    FILE *f = fopen(PQ_TESTDATA "/logs/VALIDATION.txt", "r");
+    FILE *f = fopen(pqt_testdata_path("logs", "VALIDATION.txt"), "r");
     if (f == NULL)
         return -1;
     char buf[4096];
@@ -93,7 +94,8 @@ static void check_log_file(const char *dir, const char *name, size_t *total_line
 static void test_json_every_sample_log_line_parses_as_one_object(void **state)
 {
     (void)state;
-    const char *root = PQ_TESTDATA "/logs";
+    char root[384];                 /* sub[] below holds it plus a name */
+    snprintf(root, sizeof root, "%s", pqt_testdata_path("logs", NULL));
     DIR *d = opendir(root);
     assert_non_null(d);
     struct dirent *e;
@@ -301,6 +303,7 @@ static void test_json_random_mutations_never_crash_and_round_trip(void **state)
 
 int main(void)
 {
+    pqt_testdata_require("test_json_logs", "logs");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_every_sample_log_line_parses_as_one_object),
         cmocka_unit_test(test_json_random_mutations_never_crash_and_round_trip),

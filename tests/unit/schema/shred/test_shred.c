@@ -234,8 +234,24 @@ static void test_shred_rejects_without_rest_and_leaves_no_trace(void **state)
     assert_non_null(strstr(r.err.msg, "invalid JSON"));
     assert_int_equal(shred(&r, "[1, 2]"), SH_REJECTED);
     assert_int_equal(pq_writer_rows_buffered(r.w), 1);
-    expect_levels(&r, "l.list.element", "3/0 3/1");
-    expect_levels(&r, "a", "0");
+    /* Each reject has a code as well as a message (sh_last_reject). */
+    static const struct { const char *line; sh_reject why; } codes[] = {
+        {"", SH_REJECT_EMPTY},
+        {"{\"id\": \"4\",", SH_REJECT_INVALID_JSON},
+        {"[1, 2]", SH_REJECT_NOT_OBJECT},
+        {"{\"id\": \"5\", \"l\": [1, \"x\"]}", SH_REJECT_NO_FIT},
+        {"{\"a\": 1}", SH_REJECT_MISSING_REQUIRED},
+        {"{\"id\": 6}", SH_REJECT_NO_FIT},                    /* wrong type */
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        assert_int_equal(shred(&r, codes[i].line), SH_REJECTED);
+        assert_int_equal(sh_last_reject(r.sh), codes[i].why);
+    }
+    assert_int_equal(shred(&r, "{\"id\": \"7\"}"), 0);
+    assert_int_equal(sh_last_reject(r.sh), SH_REJECT_NONE);
+    assert_int_equal(pq_writer_rows_buffered(r.w), 2);
+    expect_levels(&r, "l.list.element", "3/0 3/1 0/0");
+    expect_levels(&r, "a", "0 0");
     rig_close(&r);
 }
 

@@ -25,8 +25,8 @@
 #include "variant.h"
 #include "variant_read.h"
 
-#define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
 #include "variant_fixture.h"
+#include "testdata.h"
 
 /* ---- the 19 vectors ----------------------------------------------------- */
 
@@ -285,7 +285,7 @@ static void test_variant_data_dictionary_json_matches_every_vector(void **state)
 {
     (void)state;
     size_t n, count = 0;
-    char *text = (char *)slurp(VEC_DIR "data_dictionary.json", &n);
+    char *text = (char *)slurp(pqt_testdata_path(VEC_DIR, "data_dictionary.json"), &n);
     vr_builder b;
     pq_buf name;
     pq_buf_init(&name);
@@ -315,6 +315,7 @@ static void test_variant_data_dictionary_json_matches_every_vector(void **state)
 
 int main(void)
 {
+    pqt_testdata_require("test_variant", "parquet-testing/variant");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variant_vector_primitive_null_bytes),
         cmocka_unit_test(test_variant_vector_primitive_boolean_true_bytes),

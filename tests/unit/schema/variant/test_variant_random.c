@@ -16,7 +16,6 @@
 #include "variant.h"
 #include "variant_read.h"
 
-#define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
 #include "variant_fixture.h"
 
 /* ---- seeded random round-trips ------------------------------------------ */

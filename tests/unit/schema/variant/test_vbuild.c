@@ -18,7 +18,6 @@
 #include "variant.h"
 #include "variant_read.h"
 
-#define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
 #include "variant_fixture.h"
 
 /* ---- objects, keys and the dictionary ----------------------------------- */

@@ -15,7 +15,6 @@
 #include "variant.h"
 #include "variant_read.h"
 
-#define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
 #include "variant_fixture.h"
 
 /* ---- JSON numbers (the rule at the top of schema/variant/vnumber.c) ------------ */

@@ -16,13 +16,13 @@
 #include "variant.h"
 #include "variant_read.h"
 
-#define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
 #include "variant_fixture.h"
 
 /* ---- readers and shredder helpers ----------------------------------------- */
 
 static void test_variant_reader_iterates_and_finds_fields(void **state)
 {
+    PQT_NEED_TESTDATA(VEC_DIR);
     (void)state;
     static const char *sorted[] = {"boolean_false_field", "boolean_true_field",
                                    "double_field", "int_field", "null_field",
@@ -63,6 +63,7 @@ static void test_variant_reader_iterates_and_finds_fields(void **state)
 /* A sub-value paired with the record's metadata is itself a variant. */
 static void test_variant_sub_value_reemits_with_same_metadata(void **state)
 {
+    PQT_NEED_TESTDATA(VEC_DIR);
     (void)state;
     vec v = load_vec("array_nested");
     vr_container c;
@@ -97,6 +98,7 @@ static char *without_json(const vec *v, const vr_str *drop, size_t ndrop, size_t
 /* Partial shredding: shredded fields leave, the rest stays in value. */
 static void test_variant_object_without_drops_shredded_fields(void **state)
 {
+    PQT_NEED_TESTDATA(VEC_DIR);
     (void)state;
     vec v = load_vec("object_primitive");
     const vr_str two[] = {{"aaa", 3}, {"int_field", 9}, {"string_field", 12}, {"zzz", 3}};
@@ -130,6 +132,7 @@ static void test_variant_object_without_drops_shredded_fields(void **state)
 
 static void test_variant_append_object_and_array_from_slices(void **state)
 {
+    PQT_NEED_TESTDATA(VEC_DIR);
     (void)state;
     vec v = load_vec("object_primitive");
     vr_meta m;
@@ -286,6 +289,7 @@ static void walk_with_readers(const vr_meta *m, const uint8_t *v, size_t len, in
  * the decoder returns 0 or PQ_EPARSE and never reads out of bounds. */
 static void test_variant_decoder_survives_mutated_vectors(void **state)
 {
+    PQT_NEED_TESTDATA(VEC_DIR);
     (void)state;
     static const char *names[] = {"array_nested", "object_primitive", "primitive_string",
                                   "primitive_decimal4", "array_primitive", "short_string"};

@@ -41,9 +41,9 @@
 #include "variant_read.h"
 #include "vshred.h"
 
-#define CASE_DIR PQ_TESTDATA "/parquet-testing/shredded_variant"
 #include "vshred_rebuild.h"
 #include "memsink.h"
+#include "testdata.h"
 
 /* ---- Parquet schema -> schema-language YAML ---------------------------------- */
 
@@ -207,7 +207,7 @@ static bool case_yaml(const pqf_file *f, pq_buf *out, const char **why)
 
 static size_t load_cases(vcase *out, size_t cap)
 {
-    FILE *fp = fopen(CASE_DIR "/case_list.tsv", "r");
+    FILE *fp = fopen(pqt_testdata_path(CASE_DIR, "case_list.tsv"), "r");
     assert_non_null(fp);
     char line[4096];
     size_t n = 0;
@@ -239,9 +239,9 @@ static bool is_invalid_file(const vcase *c)
  * (a null Variant in multi-row cases). */
 static bool load_bin(const vcase *c, size_t k, pq_buf *out)
 {
-    char path[512], stem[64];
+    char path[4096], stem[64];
     snprintf(stem, sizeof stem, "%.*s", (int)(strlen(c->file) - strlen(".parquet")), c->file);
-    snprintf(path, sizeof path, "%s/%s_row-%zu.variant.bin", CASE_DIR, stem, k);
+    snprintf(path, sizeof path, "%s/%s_row-%zu.variant.bin", pqt_testdata_path(CASE_DIR, NULL), stem, k);
     FILE *fp = fopen(path, "rb");
     if (fp == NULL)
         return false;
@@ -303,11 +303,11 @@ static void expect_rows(const vcase *c, const rebuilt *rows, size_t nrows, const
  * when the schema language cannot express the layout. */
 static bool case_open(caserun *cr, const vcase *c, const char **why)
 {
-    char path[512];
+    char path[4096];
     memset(cr, 0, sizeof *cr);
     cr->c = *c;
     pq_buf_init(&cr->file);
-    snprintf(path, sizeof path, "%s/%s", CASE_DIR, c->file);
+    snprintf(path, sizeof path, "%s", pqt_testdata_path(CASE_DIR, c->file));
     fdata_open(&cr->theirs, path);
     pq_buf y;
     pq_buf_init(&y);
@@ -734,6 +734,7 @@ static void test_vshred_unsupported_typed_value_types_cannot_be_configured(void 
 
 int main(void)
 {
+    pqt_testdata_require("test_vshred", "parquet-testing/shredded_variant");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vshred_valid_cases_match_case_files),
         cmocka_unit_test(test_vshred_invalid_cases_flagged_and_never_written),

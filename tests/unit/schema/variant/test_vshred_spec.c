@@ -21,7 +21,6 @@
 #include "variant_read.h"
 #include "vshred.h"
 
-#define CASE_DIR PQ_TESTDATA "/parquet-testing/shredded_variant"
 #include "vshred_rebuild.h"
 #include "memsink.h"
 

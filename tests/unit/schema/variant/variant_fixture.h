@@ -20,8 +20,10 @@
 
 #include "variant.h"
 #include "variant_read.h"
+#include "testdata.h"
 
-#define VEC_DIR PQ_TESTDATA "/parquet-testing/variant/"
+/* the Variant vectors, under the test data directory (testdata.h) */
+#define VEC_DIR "parquet-testing/variant"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -49,11 +51,11 @@ typedef struct vec {
 
 static inline vec load_vec(const char *name)
 {
-    char path[512];
+    char path[4096];
     vec v;
-    snprintf(path, sizeof path, VEC_DIR "%s.metadata", name);
+    snprintf(path, sizeof path, "%s.metadata", pqt_testdata_path(VEC_DIR, name));
     v.meta = slurp(path, &v.mlen);
-    snprintf(path, sizeof path, VEC_DIR "%s.value", name);
+    snprintf(path, sizeof path, "%s.value", pqt_testdata_path(VEC_DIR, name));
     v.val = slurp(path, &v.vlen);
     return v;
 }

@@ -27,8 +27,10 @@
 #include "variant_read.h"
 #include "vshred.h"
 #include "memsink.h"
+#include "testdata.h"
 
-#define CASE_DIR PQ_TESTDATA "/parquet-testing/shredded_variant"
+/* the shredded_variant cases, under the test data directory (testdata.h) */
+#define CASE_DIR "parquet-testing/shredded_variant"
 
 /* ---- reading a file's columns --------------------------------------------- */
 

@@ -18,9 +18,10 @@
 #include "buf.h"
 #include "decode.h"
 #include "err.h"
+#include "testdata.h"
 #include "tmpdir.h"
 
-#define REF_FILE PQ_TESTDATA "/parquet-testing/data/bloom_filter.xxhash.bin"
+#define REF_DIR "parquet-testing/data"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -45,8 +46,9 @@ static void insert_str(pq_bloom *b, const char *s)
 static void test_bloom_reproduces_reference_xxhash_bin(void **state)
 {
     (void)state;
+    PQT_NEED_TESTDATA(REF_DIR);
     size_t ref_len;
-    uint8_t *ref = read_file(REF_FILE, &ref_len);
+    uint8_t *ref = read_file(pqt_testdata_path(REF_DIR, "bloom_filter.xxhash.bin"), &ref_len);
     static const uint8_t hdr[] = {
         0x15, 0x80, 0x10,       /* 1: i32 numBytes = 1024 (zigzag 2048) */
         0x1c, 0x1c, 0x00, 0x00, /* 2: algorithm { 1: BLOCK {} } */
