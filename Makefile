@@ -23,14 +23,16 @@ DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
 DEB_PACKAGING := scdoc lintian
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package.
-DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3 aws:awscli
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
 # The S3 tests' real server (tests/scripts/s3/rgw.sh): Ceph's radosgw on a
-# throw-away single-node cluster; without recommends (~256 MiB, not 1 GiB).
+# throw-away single-node cluster, and awscli to read the bucket; installed
+# by deps-s3 (the test targets), without recommends (~256 MiB, not 1 GiB).
 DEB_S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common
+DEB_S3_TOOLS := aws:awscli
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run query test deps deps-deb deb npm build build-asan build-tsan build-fuzz build-release \
+.PHONY: all run query test deps deps-deb deps-s3 deb npm build build-asan build-tsan build-fuzz build-release \
 	build-clang unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke bench clean
 
 all: build
@@ -46,8 +48,11 @@ deps deps-deb:
 	    $(SUDO) apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+deps-s3: deps
 	@missing=$$(for p in $(DEB_S3_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done; \
+	    for t in $(DEB_S3_TOOLS); do command -v $${t%%:*} >/dev/null || echo $${t#*:}; done); \
 	if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:" $$missing; \
 	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
@@ -111,10 +116,10 @@ query: npm
 
 # Some ctest scripts read files back with the npm readers: install them first.
 # test_deb_install builds the package: deps-deb first, so build finds scdoc.
-unit: deps-deb build npm
+unit: deps-deb deps-s3 build npm
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-unit-asan: build-asan npm
+unit-asan: deps-s3 build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS)
 
@@ -153,7 +158,7 @@ fuzz-smoke: build-fuzz
 
 test: unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke
 
-bench: build npm
+bench: deps-s3 build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
 	bash bench/bench_e2e.sh $(BUILD)
 	bash bench/bench_daemon.sh $(BUILD)
