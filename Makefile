@@ -125,11 +125,11 @@ unit-asan: deps-s3 build-asan npm
 
 # Every cmocka test, and the scripts whose daemons and converts run the
 # pipeline's threads (workers, the loop, TLS, reload, kill -9, the held
-# checkpoint). A report fails the test: a cmocka test exits 66, a daemon's
+# checkpoint, S3 part uploads). A report fails the test: a cmocka test exits 66, a daemon's
 # log is searched by tests/daemon/lib.sh. tests/tsan.supp names each
 # suppression and why.
 TSAN_SCRIPTS := test_convert_workers|test_daemon_e2e|test_daemon_crash|test_daemon_reload|\
-  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock
+  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock|test_s3_crash
 TSAN_ENV := TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp"
 unit-tsan: build-tsan npm
 	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L unit --output-on-failure -j $(JOBS)
