@@ -28,12 +28,11 @@ static int make(dm_daemon *d, st_store **out, pq_err *err)
 int rs_open_spool(dm_daemon *d, sp_open_report *rep, pq_err *err)
 {
     st_store *s = NULL;
-    int rc = make(d, &s, err);
-    if (rc != 0)
-        return rc;
+    pq_err e = {0};
+    if (make(d, &s, &e) != 0)    /* credentials, endpoint: the configuration's fault */
+        return pq_err_set(err, PQ_ESTATE, "output%s: %s", d->cf.output.s3 ? ".s3" : "", e.msg);
     if (d->cf.output.s3 != NULL) {
         unsigned aborted = 0, others = 0;
-        pq_err e = {0};
         if (st_s3_recover(s, &aborted, &others, &e) != 0)
             lg_error("output: %s (parqd's incomplete uploads are cleaned up at the next "
                      "start)", e.msg);
@@ -41,7 +40,7 @@ int rs_open_spool(dm_daemon *d, sp_open_report *rep, pq_err *err)
             lg_info("output: aborted %u incomplete upload%s of parqd's; %u of other writers "
                     "left alone", aborted, aborted == 1 ? "" : "s", others);
     }
-    rc = sp_open_with(&d->spool, d->cf.spool.dir, 0, published, s, rep, err);
+    int rc = sp_open_with(&d->spool, d->cf.spool.dir, 0, published, s, rep, err);
     st_destroy(s);
     return rc;
 }

@@ -11,7 +11,8 @@
 
 /* Opens the spool (sp_open_with, asking the configured store about a
  * pending intent) after aborting parqd's incomplete uploads. 0 or an error
- * (logged by the caller). */
+ * (logged by the caller); PQ_ESTATE when the store cannot even be made
+ * (missing credentials, a key file others may read): a usage error. */
 int rs_open_spool(dm_daemon *d, sp_open_report *rep, pq_err *err);
 
 /* d->store from d->cf.output (a plain-http S3 endpoint off loopback is
