@@ -10,6 +10,7 @@
 #include "compress.h"
 #include "dict.h"
 #include "geo.h"
+#include "ndv.h"
 #include "pq_writer.h"
 #include "stats.h"
 
@@ -110,7 +111,7 @@ void pq_chunk_meta_free(pq_chunk_meta *m);
 /* Scratch reused across chunks; one per thread encoding (pq_encoded). */
 typedef struct pq_chunk_work {
     pq_buf levels, body, scratch, page;
-    pq_buf indices;              /* uint32 dictionary index per value */
+    pq_buf indices;              /* uint32 dictionary index per value of a page */
     pq_buf wide;                 /* uint16 booleans for RLE */
     pq_buf crypt;                /* encryption scratch */
     pq_compressor comp;
@@ -122,7 +123,79 @@ void pq_chunk_work_free(pq_chunk_work *w);
 /* Checks an explicitly configured encoding against the leaf's type. */
 int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err);
 
-/* Encodes col into pages written to out; fills meta (caller frees it). */
+/* ---- the streaming column writer --------------------------------------------
+ *
+ * One leaf's column chunk, encoded as its rows arrive: values and levels
+ * fill the open page; when it reaches page_max_bytes of values or
+ * page_max_rows (at a row boundary) it is encoded, compressed and
+ * encrypted at once into `pages`, with its statistics, page-index entry
+ * and level histograms. Only the open page's raw values, the dictionary
+ * and the compressed pages are held until the chunk finishes.
+ *
+ *     pq_colwriter_init(&cw, node, &opts);            once per leaf
+ *     pq_colwriter_begin(&cw, row_group_ordinal);      each chunk
+ *     pq_colwriter_feed(&cw, work, col, &err);         any number of times
+ *     pq_colwriter_finish(&cw, work, out, &meta, &err);
+ *     pq_colwriter_free(&cw);
+ *
+ * A colwriter is used by one thread at a time (any thread); `work` is
+ * that thread's scratch. The encoding decisions (chooser.c) are made on
+ * the chunk's first page with values and kept; a dictionary that passes
+ * dictionary_max_bytes makes the later pages fall back. */
+typedef enum pq_cw_mode {
+    PQ_CW_UNDECIDED,             /* no page with values yet */
+    PQ_CW_DICT,                  /* pages write dictionary indices */
+    PQ_CW_FALLBACK               /* pages write values in cw->enc */
+} pq_cw_mode;
+
+typedef struct pq_colwriter {
+    const pq_node *node;
+    pq_chunk_opts o;
+    pq_chunk_meta meta;          /* this chunk's, so far */
+    pq_buf pages;                /* encoded data pages; offsets count from 0 */
+    pq_column open;              /* the open page's rows */
+    size_t open_rows, open_bytes; /* its budget: rows, value bytes */
+    size_t fed_bytes;            /* value and level bytes fed since begin */
+    pq_cw_mode mode;
+    pq_encoding enc;             /* of the next page */
+    int dict_bit_width;
+    bool has_dict;               /* dict is initialised */
+    pq_dict dict;
+    bool dict_pages;             /* some page of this chunk used the dictionary */
+    bool fallback_pages;         /* some page with values did not */
+    pq_sort_order order;
+    pq_stats page_stats, chunk_stats;
+    int64_t rows;                /* rows in encoded pages */
+    uint64_t values;             /* defined values in encoded pages */
+    uint64_t prev_values;        /* of the previous chunk (a decision's scale) */
+    /* bloom filter: hashes of values outside the dictionary, and their
+     * distinct-count estimate */
+    bool bloom_maybe;
+    pq_buf hashes;               /* uint64 per value of a fallback page */
+    pq_ndv *ndv;
+    bool geo_on;
+    pq_geo_stats geo;
+} pq_colwriter;
+
+int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o);
+void pq_colwriter_free(pq_colwriter *cw);
+/* Starts a chunk of row group `ordinal` (module AADs), keeping buffers. */
+int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err);
+/* Appends every row of col (whole rows: its first level starts a row). */
+int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *col, pq_err *err);
+/* Encodes the open page, then appends the chunk (dictionary page first)
+ * to out; meta gets the chunk's metadata, offsets counted from out's
+ * start (caller frees it). The colwriter is ready for the next begin. */
+int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
+                        pq_err *err);
+/* Bytes held: open page, dictionary, encoded pages, bloom hashes. */
+size_t pq_colwriter_held_bytes(const pq_colwriter *cw);
+/* Value bytes fed since begin, counted as the row group's buffered bytes
+ * were before streaming (row_group.max_bytes keeps its meaning). */
+size_t pq_colwriter_fed_bytes(const pq_colwriter *cw);
+
+/* The whole of col as one chunk (begin, feed, finish with a colwriter of
+ * its own), appended to out->mem; meta as above, offsets from out->offset. */
 int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *o,
                    pq_out *out, pq_chunk_meta *meta, pq_err *err);
 
