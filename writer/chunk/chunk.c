@@ -180,6 +180,12 @@ size_t pq_colwriter_held_bytes(const pq_colwriter *cw)
            cw->meta.index_bytes.len + cw->meta.n_pages * sizeof(pq_page_entry);
 }
 
+size_t pq_colwriter_finish_bound(const pq_colwriter *cw)
+{
+    size_t dict = cw->dict_pages || cw->mode == PQ_CW_DICT ? pq_dict_plain_bytes(&cw->dict) : 0;
+    return cw->pages.len + dict + pq_column_buffered_bytes(&cw->open) + 1024;
+}
+
 size_t pq_colwriter_fed_bytes(const pq_colwriter *cw)
 {
     return cw->fed_bytes;

@@ -188,6 +188,8 @@ int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *col, 
  * start (caller frees it). The colwriter is ready for the next begin. */
 int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
                         pq_err *err);
+/* At most the bytes finish appends (for reserving them up front). */
+size_t pq_colwriter_finish_bound(const pq_colwriter *cw);
 /* Bytes held: open page, dictionary, encoded pages, bloom hashes. */
 size_t pq_colwriter_held_bytes(const pq_colwriter *cw);
 /* Value bytes fed since begin, counted as the row group's buffered bytes

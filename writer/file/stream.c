@@ -109,7 +109,7 @@ size_t pq_stream_fed_bytes(const pq_stream *s)
     return n;
 }
 
-int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_err *err)
+int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *err)
 {
     pq_encoded_drop(e);
     pq_buf_reset(&e->bytes);
@@ -125,11 +125,14 @@ int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_err *err)
     }
     e->meta.chunks = calloc(s->n_cols, sizeof *e->meta.chunks);
     e->n_chunks = e->meta.chunks ? s->n_cols : 0;
-    if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, pq_stream_held_bytes(s)) != 0)
+    size_t room = 0;
+    for (size_t i = 0; i < s->n_cols; i++)
+        room += pq_colwriter_finish_bound(&s->cols[i]);
+    if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, room) != 0)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     for (size_t i = 0; i < s->n_cols; i++) {
         pq_chunk_meta *m = &e->meta.chunks[i];
-        int rc = pq_colwriter_finish(&s->cols[i], &e->work, &e->bytes, m, err);
+        int rc = pq_colwriter_finish(&s->cols[i], &scratch->work, &e->bytes, m, err);
         if (rc != 0) {
             pq_encoded_drop(e);
             pq_buf_reset(&e->bytes);

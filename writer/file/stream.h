@@ -43,9 +43,10 @@ int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t e
                    pq_encoded *scratch, pq_err *err);
 /* Counts rows once every leaf has been fed them. */
 void pq_stream_add_rows(pq_stream *s, uint64_t rows);
-/* Encodes the open pages and moves the row group into e (as
- * pq_writer_encode would have), ready to append; the stream is empty. */
-int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_err *err);
+/* Encodes the open pages (with scratch's buffers and compressors, which
+ * may be e's own) and moves the row group into e (as pq_writer_encode
+ * would have), ready to append; the stream is empty. */
+int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *err);
 
 uint64_t pq_stream_rows(const pq_stream *s);
 int32_t pq_stream_ordinal(const pq_stream *s);

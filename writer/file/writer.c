@@ -349,7 +349,7 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
         return PQ_OK;
     int rc = pq_rowgroup_check(w->rg, err);
     rc = rc ? rc : writer_feed(w, err);
-    rc = rc ? rc : pq_stream_finish(w->stream, w->own, err);
+    rc = rc ? rc : pq_stream_finish(w->stream, w->own, w->own, err);
     rc = rc ? rc : pq_writer_append_encoded(w, w->own, err);
     rc = rc ? rc : pq_stream_begin(w->stream, (int32_t)w->n_rgs, err);
     if (rc != 0) {
@@ -390,6 +390,14 @@ void pq_encoded_destroy(pq_encoded *e)
     pq_chunk_work_free(&e->work);
     pq_buf_free(&e->bytes);
     free(e);
+}
+
+void pq_encoded_trim(pq_encoded *e)
+{
+    pq_encoded_drop(e);
+    pq_buf_free(&e->bytes);
+    pq_chunk_work_free(&e->work);
+    pq_chunk_work_init(&e->work);
 }
 
 /* Both describe the last successful encode, appended or not. */
