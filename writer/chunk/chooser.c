@@ -158,13 +158,12 @@ int pq_choose_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, s
     return PQ_OK;
 }
 
-int pq_choose_dict_insert(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
-                          size_t n, pq_err *err)
+int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
+                          pq_buf *out, pq_err *err)
 {
-    pq_buf_reset(&w->indices);
-    if (pq_buf_reserve(&w->indices, n * sizeof(uint32_t)) != 0)
+    if (pq_buf_reserve(out, n * sizeof(uint32_t)) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
-    uint32_t *idx = (uint32_t *)(void *)w->indices.data;
+    uint32_t *idx = (uint32_t *)(void *)(out->data + out->len);
     const uint32_t *off = pq_column_offsets(c);
     for (size_t i = v0; i < v0 + n; i++) {
         int rc = c->node->type == PQ_BYTE_ARRAY
@@ -174,10 +173,17 @@ int pq_choose_dict_insert(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c
         if (rc != 0)
             return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
     }
-    w->indices.len = n * sizeof(uint32_t);
+    out->len += n * sizeof(uint32_t);
     size_t count = pq_dict_count(&cw->dict);
     cw->dict_bit_width = pq_rle_bit_width(count ? (uint32_t)(count - 1) : 0);
     return PQ_OK;
+}
+
+int pq_choose_dict_insert(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
+                          size_t n, pq_err *err)
+{
+    pq_buf_reset(&w->indices);
+    return pq_choose_dict_append(cw, c, v0, n, &w->indices, err);
 }
 
 /* A large dictionary does not always pay: random ports or byte counts have

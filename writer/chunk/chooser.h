@@ -4,7 +4,7 @@
 #ifndef PQ_CHOOSER_H
 #define PQ_CHOOSER_H
 
-#include "chunk.h"
+#include "colwriter.h"
 
 /* Values [v0, v0 + n) of c, the first page with values: sets cw->mode
  * and cw->enc. When the mode is PQ_CW_DICT the page's values are in the
@@ -22,5 +22,8 @@ int pq_choose_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, s
  * n indices. */
 int pq_choose_dict_insert(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
                           size_t n, pq_err *err);
+/* The same, the indices appended to out. */
+int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
+                          pq_buf *out, pq_err *err);
 
 #endif

@@ -16,6 +16,7 @@
  * into cw->open. */
 #include "chooser.h"
 #include "colfinish.h"
+#include "openpage.h"
 #include "page.h"
 #include "rle.h"
 #include "values.h"
@@ -90,6 +91,7 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
     cw->o = *o;
     pq_buf_init(&cw->pages);
     pq_buf_init(&cw->hashes);
+    pq_buf_init(&cw->open_idx);
     cw->order = pq_leaf_sort_order(node);
     pq_stats_init(&cw->page_stats, cw->order, node->type, (size_t)node->type_length);
     pq_stats_init(&cw->chunk_stats, cw->order, node->type, (size_t)node->type_length);
@@ -116,6 +118,7 @@ void pq_colwriter_free(pq_colwriter *cw)
     pq_chunk_meta_free(&cw->meta);
     pq_buf_free(&cw->pages);
     pq_buf_free(&cw->hashes);
+    pq_buf_free(&cw->open_idx);
     pq_column_free(&cw->open);
     if (cw->has_dict)
         pq_dict_free(&cw->dict);
@@ -157,6 +160,9 @@ int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err)
     pq_buf_reset(&cw->pages);
     pq_buf_reset(&cw->hashes);
     pq_column_reset(&cw->open);
+    pq_buf_reset(&cw->open_idx);
+    cw->open_dict = false;
+    cw->open_ba_bytes = 0;
     cw->open_rows = cw->open_bytes = cw->fed_bytes = 0;
     cw->mode = PQ_CW_UNDECIDED;
     cw->enc = cw->o.encoding;
@@ -175,7 +181,9 @@ int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err)
 
 size_t pq_colwriter_held_bytes(const pq_colwriter *cw)
 {
-    return pq_column_buffered_bytes(&cw->open) + cw->pages.len + cw->hashes.len +
+    size_t open = cw->open.n_levels ? pq_column_buffered_bytes(&cw->open) : 0;
+    return open + cw->open_idx.len + cw->pages.len +
+           cw->hashes.len +
            (cw->has_dict ? cw->dict.arena.len + cw->dict.count * 16 : 0) +
            cw->meta.index_bytes.len + cw->meta.n_pages * sizeof(pq_page_entry);
 }
@@ -183,7 +191,7 @@ size_t pq_colwriter_held_bytes(const pq_colwriter *cw)
 size_t pq_colwriter_finish_bound(const pq_colwriter *cw)
 {
     size_t dict = cw->dict_pages || cw->mode == PQ_CW_DICT ? pq_dict_plain_bytes(&cw->dict) : 0;
-    return cw->pages.len + dict + pq_column_buffered_bytes(&cw->open) + 1024;
+    return cw->pages.len + dict + pq_column_buffered_bytes(&cw->open) + cw->open_idx.len + 1024;
 }
 
 size_t pq_colwriter_fed_bytes(const pq_colwriter *cw)
@@ -197,6 +205,13 @@ size_t pq_colwriter_fed_bytes(const pq_colwriter *cw)
 typedef struct page_extent {
     size_t l0, l1, v0, v1, rows;
 } page_extent;
+
+/* A page of indices: the open page while the dictionary is in use
+ * (openpage.c), its statistics gathered as its rows arrived. */
+static bool index_page(const pq_colwriter *cw, const pq_column *c)
+{
+    return c == &cw->open && cw->open_dict;
+}
 
 /* v1 levels carry a 4-byte length prefix; v2 levels do not. */
 static int encode_levels(pq_buf *out, const uint16_t *levels, size_t n, uint16_t max,
@@ -252,12 +267,14 @@ static int page_statistics(pq_colwriter *cw, const pq_column *c, const page_exte
                            pq_buf *mn, pq_buf *mx, pq_stats_out *out)
 {
     size_t nv = pe->v1 - pe->v0;
-    pq_stats_reset(&cw->page_stats);
-    if (c->node->type == PQ_BYTE_ARRAY)
-        pq_stats_add_bytes(&cw->page_stats, c->heap.data, pq_column_offsets(c) + pe->v0, nv);
-    else if (nv > 0)
-        pq_stats_add_fixed(&cw->page_stats, c->values.data + pe->v0 * c->width, nv);
-    pq_stats_add_nulls(&cw->page_stats, (pe->l1 - pe->l0) - nv);
+    if (!index_page(cw, c)) {
+        pq_stats_reset(&cw->page_stats);
+        if (c->node->type == PQ_BYTE_ARRAY)
+            pq_stats_add_bytes(&cw->page_stats, c->heap.data, pq_column_offsets(c) + pe->v0, nv);
+        else if (nv > 0)
+            pq_stats_add_fixed(&cw->page_stats, c->values.data + pe->v0 * c->width, nv);
+        pq_stats_add_nulls(&cw->page_stats, (pe->l1 - pe->l0) - nv);
+    }
     if (pq_stats_merge(&cw->chunk_stats, &cw->page_stats) != 0)
         return PQ_ENOMEM;
     memset(out, 0, sizeof *out);
@@ -313,7 +330,8 @@ static int record_page(pq_colwriter *cw, const pq_column *c, const page_extent *
         m->page_without_minmax = true;
     if (c->node->type == PQ_BYTE_ARRAY) {
         const uint32_t *off = pq_column_offsets(c);
-        e->unencoded_ba_bytes = (int64_t)(off[pe->v1] - off[pe->v0]);
+        e->unencoded_ba_bytes = index_page(cw, c) ? cw->open_ba_bytes
+                                                  : (int64_t)(off[pe->v1] - off[pe->v0]);
         m->unencoded_ba_bytes += e->unencoded_ba_bytes;
     }
     e->min_off = m->index_bytes.len;
@@ -333,30 +351,6 @@ static int record_page(pq_colwriter *cw, const pq_column *c, const page_extent *
     return rc;
 }
 
-int pq_colwriter_emit(pq_colwriter *cw, pq_chunk_work *w, pq_page_spec *spec, pq_buf *to,
-                      size_t *size_out, pq_err *err)
-{
-    pq_page_result res;
-    pq_page_crypto crypto = {
-        .file = cw->o.crypto_file, .key = cw->o.crypto_key,
-        .row_group = cw->o.row_group, .column = cw->o.column,
-        .page = (int32_t)cw->meta.n_pages, .scratch = &w->crypt,
-    };
-    if (crypto.key != NULL)
-        spec->crypto = &crypto;
-    size_t start = to->len;
-    int rc = pq_page_build(spec, &w->comp, cw->o.codec, cw->o.codec_level, cw->o.crc,
-                           &w->scratch, to, &res, err);
-    if (rc != 0) {
-        to->len = start;
-        return rc;
-    }
-    *size_out = to->len - start;
-    cw->meta.total_compressed += (int64_t)*size_out;
-    cw->meta.total_uncompressed += (int64_t)(res.header_len + res.uncompressed_len);
-    return PQ_OK;
-}
-
 /* Before the page's levels are encoded (the chooser uses the scratch
  * buffers): the decision on the first page with values, the dictionary's
  * indices while it holds, and what the chunk's end needs of the values. */
@@ -365,8 +359,12 @@ static int page_prepare(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
 {
     size_t nv = pe->v1 - pe->v0;
     int rc = 0;
+    if (index_page(cw, c))
+        return PQ_OK;            /* its values went in as they arrived */
     if (cw->mode == PQ_CW_UNDECIDED && nv > 0)
         rc = pq_choose_first_page(cw, w, c, pe->v0, nv, err);
+    else if (cw->mode == PQ_CW_REFALL && nv > 0)
+        rc = pq_choose_fallback(cw, w, c, pe->v0, nv, err);
     else if (cw->mode == PQ_CW_DICT)
         rc = pq_choose_dict_insert(cw, w, c, pe->v0, nv, err);
     return rc ? rc : pq_colfinish_page_values(cw, c, pe->v0, nv, cw->mode == PQ_CW_DICT, err);
@@ -379,11 +377,12 @@ static int page_values(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
     size_t nv = pe->v1 - pe->v0;
     int rc;
     if (cw->mode == PQ_CW_DICT) {
+        const pq_buf *idx = index_page(cw, c) ? &cw->open_idx : &w->indices;
         cw->dict_pages = true;
         rc = pq_values_encode(&w->body, c, PQ_ENC_RLE_DICTIONARY, 0, nv,
-                              (const uint32_t *)(const void *)w->indices.data,
+                              (const uint32_t *)(const void *)idx->data,
                               cw->dict_bit_width, &w->wide);
-    } else if (cw->mode == PQ_CW_UNDECIDED) { /* no values: an empty body */
+    } else if (cw->mode == PQ_CW_UNDECIDED || cw->mode == PQ_CW_REFALL) { /* no values */
         rc = pq_values_encode(&w->body, c, pq_colfinish_null_encoding(cw), pe->v0, 0, NULL, 0,
                               &w->wide);
     } else {
@@ -400,6 +399,10 @@ static int check_dictionary(pq_colwriter *cw, pq_chunk_work *w, const pq_column 
 {
     if (cw->mode != PQ_CW_DICT || pq_dict_plain_bytes(&cw->dict) <= cw->o.dictionary_max_bytes)
         return PQ_OK;
+    if (index_page(cw, c)) {     /* no values here to measure on */
+        cw->mode = PQ_CW_REFALL;
+        return PQ_OK;
+    }
     return pq_choose_fallback(cw, w, c, pe->v0, pe->v1 - pe->v0, err);
 }
 
@@ -419,7 +422,8 @@ static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
         return pq_err_set(err, rc, "column '%s': encoding a page failed", c->node->path);
     if ((rc = page_values(cw, w, c, pe, err)) != 0)
         return rc;
-    pq_encoding enc = cw->mode == PQ_CW_UNDECIDED ? pq_colfinish_null_encoding(cw) : cw->enc;
+    bool undecided = cw->mode == PQ_CW_UNDECIDED || cw->mode == PQ_CW_REFALL;
+    pq_encoding enc = undecided ? pq_colfinish_null_encoding(cw) : cw->enc;
     pq_stats_out ps = {.null_count = (int64_t)(nl - nv)};
     if (cw->o.statistics && (rc = page_statistics(cw, c, pe, mn, mx, &ps)) != 0)
         return pq_err_set(err, rc, "column '%s': page statistics failed", c->node->path);
@@ -438,7 +442,7 @@ static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
     };
     int64_t offset = (int64_t)cw->pages.len;
     size_t size;
-    if ((rc = pq_colwriter_emit(cw, w, &spec, &cw->pages, &size, err)) != 0)
+    if ((rc = pq_colfinish_emit(cw, w, &spec, &cw->pages, &size, err)) != 0)
         return rc;
     if (cw->meta.data_page_offset < 0)
         cw->meta.data_page_offset = offset;
@@ -505,8 +509,26 @@ static int open_page_close(pq_colwriter *cw, pq_chunk_work *w, pq_err *err)
     page_extent pe = {.l1 = o->n_levels, .v1 = o->n_values, .rows = o->n_rows};
     int rc = o->n_levels > 0 ? close_page(cw, w, o, &pe, err) : PQ_OK;
     pq_column_reset(o);
+    pq_buf_reset(&cw->open_idx);
+    cw->open_dict = false;
+    cw->open_ba_bytes = 0;
     cw->open_rows = cw->open_bytes = 0;
     return rc;
+}
+
+/* Rows that join the open page: with the dictionary in use, as indices
+ * (openpage.c); else as they are. The mode changes only when a page
+ * closes, so an open page is all one or the other. */
+static int append_open(pq_colwriter *cw, const pq_column *c, const page_extent *pe, pq_err *err)
+{
+    if (cw->open.n_levels == 0) {
+        cw->open_dict = cw->mode == PQ_CW_DICT;
+        pq_stats_reset(&cw->page_stats);
+    }
+    if (cw->open_dict)
+        return pq_openpage_append_dict(cw, c, pe->l0, pe->l1, pe->v0, pe->v1, pe->rows, err);
+    int rc = pq_column_append_range(&cw->open, c, pe->l0, pe->l1, pe->v0, pe->v1, pe->rows);
+    return rc ? pq_err_set(err, rc, "column '%s': out of memory", c->node->path) : PQ_OK;
 }
 
 int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_err *err)
@@ -521,10 +543,8 @@ int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq
             rc = close_page(cw, w, c, &pe, err);       /* whole in c: no copy */
             cw->open_rows = cw->open_bytes = 0;
         } else {
-            rc = pq_column_append_range(&cw->open, c, pe.l0, pe.l1, pe.v0, pe.v1, pe.rows);
-            if (rc != 0)
-                rc = pq_err_set(err, rc, "column '%s': out of memory", c->node->path);
-            else if (full)
+            rc = append_open(cw, c, &pe, err);
+            if (rc == 0 && full)
                 rc = open_page_close(cw, w, err);
         }
         if (rc != 0)
@@ -545,6 +565,8 @@ int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chun
     *meta = cw->meta;        /* the buffers move to meta */
     memset(&cw->meta, 0, sizeof cw->meta);
     cw->prev_values = cw->values;
+    if (cw->has_dict)
+        pq_dict_reset(&cw->dict); /* held until the next chunk's begin otherwise */
     return PQ_OK;
 }
 

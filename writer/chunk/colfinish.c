@@ -86,6 +86,33 @@ int pq_colfinish_page_values(pq_colwriter *cw, const pq_column *c, size_t v0, si
     return PQ_OK;
 }
 
+/* One page (data or dictionary) built into `to`: compressed, encrypted
+ * with the page's module AAD (data pages count from 0; the dictionary
+ * page has no ordinal), its sizes added to the chunk's. */
+int pq_colfinish_emit(pq_colwriter *cw, pq_chunk_work *w, pq_page_spec *spec, pq_buf *to,
+                      size_t *size_out, pq_err *err)
+{
+    pq_page_result res;
+    pq_page_crypto crypto = {
+        .file = cw->o.crypto_file, .key = cw->o.crypto_key,
+        .row_group = cw->o.row_group, .column = cw->o.column,
+        .page = (int32_t)cw->meta.n_pages, .scratch = &w->crypt,
+    };
+    if (crypto.key != NULL)
+        spec->crypto = &crypto;
+    size_t start = to->len;
+    int rc = pq_page_build(spec, &w->comp, cw->o.codec, cw->o.codec_level, cw->o.crc,
+                           &w->scratch, to, &res, err);
+    if (rc != 0) {
+        to->len = start;
+        return rc;
+    }
+    *size_out = to->len - start;
+    cw->meta.total_compressed += (int64_t)*size_out;
+    cw->meta.total_uncompressed += (int64_t)(res.header_len + res.uncompressed_len);
+    return PQ_OK;
+}
+
 /* ---- the chunk's end ---------------------------------------------------------- */
 
 /* PageIndex.md: ASCENDING when the non-null pages' mins and maxes never
@@ -223,7 +250,7 @@ static int dictionary_page(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_e
     };
     size_t size;
     cw->meta.dictionary_page_offset = (int64_t)out->len;
-    int rc = pq_colwriter_emit(cw, w, &spec, out, &size, err);
+    int rc = pq_colfinish_emit(cw, w, &spec, out, &size, err);
     cw->meta.n_dict_pages++;
     cw->meta.encodings |= 1u << PQ_ENC_PLAIN;
     return rc;

@@ -5,7 +5,7 @@
 #ifndef PQ_COLFINISH_H
 #define PQ_COLFINISH_H
 
-#include "chunk.h"
+#include "colwriter.h"
 #include "page.h"
 
 bool pq_colfinish_order_has_nans(pq_sort_order order);
@@ -28,8 +28,8 @@ int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_err *
 /* Adds delta to every offset of m (pages, dictionary, data). */
 void pq_colfinish_rebase(pq_chunk_meta *m, int64_t delta);
 
-/* Builds and emits one page into `to` (chunk.c). */
-int pq_colwriter_emit(pq_colwriter *cw, pq_chunk_work *w, pq_page_spec *spec, pq_buf *to,
+/* Builds one page into `to`, its sizes counted in the chunk's. */
+int pq_colfinish_emit(pq_colwriter *cw, pq_chunk_work *w, pq_page_spec *spec, pq_buf *to,
                       size_t *size_out, pq_err *err);
 
 #endif

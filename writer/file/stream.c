@@ -2,32 +2,38 @@
  * arrive, one streaming column writer (chunk.h) per leaf, kept for the
  * life of the file so that each column's decisions can look at its
  * previous chunk. Threads: see stream.h. */
-#include "writer_int.h"
+#include "encoded.h"
+#include "rowgroup_int.h"
+#include "stream.h"
 
 #include <stdlib.h>
 
 struct pq_stream {
-    const pq_writer *w;
+    const pq_writer *w;          /* the encoded row groups' writer */
+    const pq_schema *schema;
+    bool crypto;                 /* the file is encrypted */
     pq_colwriter *cols;
     size_t n_cols;
     int32_t ordinal;
     uint64_t rows;
 };
 
-int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err)
+int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
+                     size_t n_cols, bool crypto, const pq_writer *w, pq_err *err)
 {
     *out = NULL;
     pq_stream *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->cols = calloc(w->n_cols, sizeof *s->cols)) == NULL) {
+    if (s == NULL || (s->cols = calloc(n_cols ? n_cols : 1, sizeof *s->cols)) == NULL) {
         free(s);
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     }
     s->w = w;
-    for (; s->n_cols < w->n_cols; s->n_cols++) {
+    s->schema = schema;
+    s->crypto = crypto;
+    for (; s->n_cols < n_cols; s->n_cols++) {
         size_t i = s->n_cols;
         /* counted before init succeeds: init leaves a colwriter freeable */
-        if (pq_colwriter_init(&s->cols[i], pq_schema_leaf_node(w->schema, i),
-                              &w->chunk_opts[i]) != 0) {
+        if (pq_colwriter_init(&s->cols[i], pq_schema_leaf_node(schema, i), &opts[i]) != 0) {
             s->n_cols++;
             pq_stream_destroy(s);
             return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
@@ -52,7 +58,7 @@ int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err)
     if (ordinal < 0)
         return pq_err_set(err, PQ_EINVAL, "writer: row group ordinal %d is negative",
                           (int)ordinal);
-    if (s->w->crypto && ordinal > PQ_CRYPTO_MAX_ORDINAL)
+    if (s->crypto && ordinal > PQ_CRYPTO_MAX_ORDINAL)
         return pq_err_set(err, PQ_ELIMIT, "encryption: more than %d row groups in one file; "
                           "rotate files sooner", PQ_CRYPTO_MAX_ORDINAL + 1);
     s->ordinal = ordinal;
@@ -68,7 +74,7 @@ int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err)
 int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
                    pq_encoded *scratch, pq_err *err)
 {
-    if (pq_rowgroup_schema(rows) != s->w->schema)
+    if (pq_rowgroup_schema(rows) != s->schema)
         return pq_err_set(err, PQ_EINVAL, "writer: the rows have another schema");
     if (first > end || end > s->n_cols)
         return pq_err_set(err, PQ_EINVAL, "writer: leaves %zu..%zu of %zu", first, end,

@@ -24,14 +24,22 @@
 #ifndef PQ_STREAM_H
 #define PQ_STREAM_H
 
+#include "colwriter.h"
 #include "pq_writer.h"
 #include "rowgroup.h"
 
 typedef struct pq_stream pq_stream;
 
 /* The writer is borrowed (only its options and crypto state are read:
- * several streams, on several threads, may encode for one writer). */
+ * several streams, on several threads, may encode for one writer).
+ * Defined by writer.c, which calls pq_stream_create with its leaves'
+ * resolved options. */
 int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err);
+/* A stream of n_cols leaves of schema, with their options (copied);
+ * crypto: the file is encrypted (ordinals are then limited); row groups
+ * it finishes are w's. */
+int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
+                     size_t n_cols, bool crypto, const pq_writer *w, pq_err *err);
 void pq_stream_destroy(pq_stream *s);
 
 /* Starts row group `ordinal` of the file (module AADs depend on it);

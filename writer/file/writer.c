@@ -362,47 +362,12 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 
 /* ---- encoding row groups in memory, appending them in order ---------------- */
 
-pq_encoded *pq_encoded_new(void)
+int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err)
 {
-    pq_encoded *e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return NULL;
-    pq_chunk_work_init(&e->work);
-    pq_buf_init(&e->bytes);
-    return e;
+    return pq_stream_create(out, w->schema, w->chunk_opts, w->n_cols, w->crypto != NULL, w,
+                            err);
 }
 
-void pq_encoded_drop(pq_encoded *e)
-{
-    for (size_t i = 0; e->meta.chunks && i < e->n_chunks; i++)
-        pq_chunk_meta_free(&e->meta.chunks[i]);
-    free(e->meta.chunks);
-    memset(&e->meta, 0, sizeof e->meta);
-    e->n_chunks = 0;
-    e->ready = false;
-}
-
-void pq_encoded_destroy(pq_encoded *e)
-{
-    if (e == NULL)
-        return;
-    pq_encoded_drop(e);
-    pq_chunk_work_free(&e->work);
-    pq_buf_free(&e->bytes);
-    free(e);
-}
-
-void pq_encoded_trim(pq_encoded *e)
-{
-    pq_encoded_drop(e);
-    pq_buf_free(&e->bytes);
-    pq_chunk_work_free(&e->work);
-    pq_chunk_work_init(&e->work);
-}
-
-/* Both describe the last successful encode, appended or not. */
-uint64_t pq_encoded_bytes(const pq_encoded *e) { return e->rows ? e->bytes.len : 0; }
-uint64_t pq_encoded_rows(const pq_encoded *e) { return e->rows; }
 
 static int encode_check(const pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_err *err)
 {

@@ -1,27 +1,11 @@
-/* writer_int.h - the layout of pq_writer and pq_encoded, for the writer's
- * file modules only (writer.c: the file; stream.c: row groups encoded as
- * their rows arrive). Everyone else uses pq_writer.h. */
+/* writer_int.h - the layout of pq_writer, for writer.c's parts only.
+ * Everyone else uses pq_writer.h. */
 #ifndef PQ_WRITER_INT_H
 #define PQ_WRITER_INT_H
 
-#include "chunk.h"
-#include "metadata.h"
+#include "encoded.h"
 #include "stream.h"
 #include "rowgroup_int.h"
-
-/* One row group encoded into memory: its bytes with offsets counted from
- * 0, and its chunk metadata, which append rebases and hands to the writer. */
-struct pq_encoded {
-    const pq_writer *w;          /* the writer that encoded it */
-    pq_chunk_work work;          /* scratch and compressors of this encoder */
-    pq_buf bytes;
-    pq_row_group_meta meta;      /* chunks owned here until appended */
-    size_t n_chunks;
-    uint64_t rows;               /* of the last encode, kept after append */
-    int32_t ordinal;
-    size_t first_leaf, end_leaf; /* the leaves encoded: [first, end) */
-    bool ready;                  /* encoded and not yet appended */
-};
 
 struct pq_writer {
     pq_schema *schema;
@@ -48,8 +32,5 @@ struct pq_writer {
     bool closed;
     int failed;                 /* first fatal error; the file is unusable */
 };
-
-/* stream.c: drops e's chunks (encode and stream finish start with it). */
-void pq_encoded_drop(pq_encoded *e);
 
 #endif
