@@ -25,15 +25,15 @@
 
 #define PL_WORKERS_MAX 64
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
-#define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
+#define PL_FREE_BATCHES_MAX 2    /* batches (with their row buffers) kept */
 #define PL_ENCODE_PARTS 4        /* workers that may share one row group's encoding */
 /* A row group is assembled and encoded in segments: the assembler closes
  * a segment at PL_SEGMENT_BYTES of raw rows or PL_SEGMENT_ROWS rows (a
  * file's first segment is also the sample its automatic Variant shredding
  * decides from), and a worker feeds it to the file's stream (stream.h),
  * which keeps only compressed pages, open pages and dictionaries. */
-#define PL_SEGMENT_BYTES ((size_t)4 << 20)
-#define PL_SEGMENT_ROWS 16384
+#define PL_SEGMENT_BYTES ((size_t)2 << 20)
+#define PL_SEGMENT_ROWS 8192
 /* Segments waiting for their encoder stop the reader past this (convert,
  * and the daemon's backpressure): one filling, one or two waiting. */
 #define PL_PENDING_MAX (2 * PL_SEGMENT_BYTES)

@@ -264,7 +264,9 @@ int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_err *
     int64_t base = (int64_t)out->len;
     if (pq_buf_append(out, cw->pages.data, cw->pages.len) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", cw->node->path);
-    pq_buf_reset(&cw->pages);
+    /* freed, not kept: the row group's pages would otherwise be held
+     * twice (here and in out) until every chunk is appended */
+    pq_buf_free(&cw->pages);
     int64_t dict = cw->meta.dictionary_page_offset;
     cw->meta.dictionary_page_offset = -1;
     pq_colfinish_rebase(&cw->meta, base);
