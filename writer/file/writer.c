@@ -175,7 +175,6 @@ static int writer_setup(pq_writer *w, pq_err *err)
             return rc;
     }
     rc = pq_stream_new(&w->stream, w, err);
-    rc = rc ? rc : pq_stream_begin(w->stream, 0, err);
     if (rc != 0)
         return rc;
     bool pare = w->crypto && !w->enc.plaintext_footer;
@@ -295,6 +294,14 @@ static int writer_feed(pq_writer *w, pq_err *err)
 {
     if (w->rg->rows == 0)
         return PQ_OK;
+    /* begun with the row group's first rows: an encrypted file that holds
+     * the most row groups it may fails only when more rows come */
+    if (!w->stream_begun) {
+        int rc = pq_stream_begin(w->stream, (int32_t)w->n_rgs, err);
+        if (rc != 0)
+            return rc;           /* nothing fed: the rows stay buffered */
+        w->stream_begun = true;
+    }
     int rc = pq_stream_feed(w->stream, w->rg, 0, w->n_cols, w->own, err);
     if (rc != 0) {
         w->failed = rc; /* part of the rows may be in the stream */
@@ -339,8 +346,10 @@ void pq_writer_abort_leaf(pq_writer *w, size_t leaf)
     pq_rowgroup_abort_leaf(w->rg, leaf);
 }
 
-/* The classic flush finishes the stream's row group and appends it. A
- * failed encode or append leaves the file unusable. */
+/* The classic flush finishes the stream's row group and appends it. A row
+ * group the file may not hold (encryption's ordinal limit) fails before
+ * anything is fed, the rows staying buffered; a failed encode or append
+ * leaves the file unusable. */
 int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 {
     if (w->closed || w->failed)
@@ -349,9 +358,11 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
         return PQ_OK;
     int rc = pq_rowgroup_check(w->rg, err);
     rc = rc ? rc : writer_feed(w, err);
-    rc = rc ? rc : pq_stream_finish(w->stream, w->own, w->own, err);
+    if (rc != 0)
+        return rc;               /* writer_feed marked the file if it must */
+    rc = pq_stream_finish(w->stream, w->own, w->own, err);
     rc = rc ? rc : pq_writer_append_encoded(w, w->own, err);
-    rc = rc ? rc : pq_stream_begin(w->stream, (int32_t)w->n_rgs, err);
+    w->stream_begun = false;
     if (rc != 0) {
         w->failed = w->failed ? w->failed : rc;
         return rc;
