@@ -38,10 +38,11 @@ void pq_chunk_work_init(pq_chunk_work *w)
     pq_buf_init(&w->levels);
     pq_buf_init(&w->body);
     pq_buf_init(&w->scratch);
-    pq_buf_init(&w->page);
     pq_buf_init(&w->indices);
     pq_buf_init(&w->wide);
     pq_buf_init(&w->crypt);
+    pq_buf_init(&w->page_min);
+    pq_buf_init(&w->page_max);
     pq_compressor_init(&w->comp);
 }
 
@@ -50,10 +51,11 @@ void pq_chunk_work_free(pq_chunk_work *w)
     pq_buf_free(&w->levels);
     pq_buf_free(&w->body);
     pq_buf_free(&w->scratch);
-    pq_buf_free(&w->page);
     pq_buf_free(&w->indices);
     pq_buf_free(&w->wide);
     pq_buf_free(&w->crypt);
+    pq_buf_free(&w->page_min);
+    pq_buf_free(&w->page_max);
     pq_compressor_free(&w->comp);
 }
 
@@ -456,18 +458,11 @@ static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
     return check_dictionary(cw, w, c, pe, err);
 }
 
-/* Encodes a page of c; the page's min/max scratch lives in w->levels'
- * neighbours for its duration only. */
+/* Encodes a page of c, its min/max in the thread's scratch. */
 static int close_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
                       const page_extent *pe, pq_err *err)
 {
-    pq_buf mn, mx;
-    pq_buf_init(&mn);
-    pq_buf_init(&mx);
-    int rc = write_page(cw, w, c, pe, &mn, &mx, err);
-    pq_buf_free(&mn);
-    pq_buf_free(&mx);
-    return rc;
+    return write_page(cw, w, c, pe, &w->page_min, &w->page_max, err);
 }
 
 /* ---- feeding rows ------------------------------------------------------------------ */

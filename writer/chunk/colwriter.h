@@ -108,10 +108,11 @@ typedef struct pq_chunk_meta {
 
 /* Scratch reused across chunks; one per thread encoding (pq_encoded). */
 typedef struct pq_chunk_work {
-    pq_buf levels, body, scratch, page;
+    pq_buf levels, body, scratch;
     pq_buf indices;              /* uint32 dictionary index per value of a page */
     pq_buf wide;                 /* uint16 booleans for RLE */
     pq_buf crypt;                /* encryption scratch */
+    pq_buf page_min, page_max;   /* a page's statistics */
     pq_compressor comp;
 } pq_chunk_work;
 
