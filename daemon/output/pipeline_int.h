@@ -26,7 +26,7 @@
 #define PL_WORKERS_MAX 64
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
 #define PL_FREE_BATCHES_MAX 2    /* batches (with their row buffers) kept */
-#define PL_ENCODE_PARTS 4        /* workers that may share one row group's encoding */
+#define PL_ENCODE_PARTS 4        /* workers that may share one segment's encoding */
 /* A row group is assembled and encoded in segments: the assembler closes
  * a segment at PL_SEGMENT_BYTES of raw rows or PL_SEGMENT_ROWS rows (a
  * file's first segment is also the sample its automatic Variant shredding
