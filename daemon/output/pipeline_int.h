@@ -34,9 +34,14 @@
  * which keeps only compressed pages, open pages and dictionaries. */
 #define PL_SEGMENT_BYTES ((size_t)2 << 20)
 #define PL_SEGMENT_ROWS 8192
+/* A file's first segment is larger: the sample its automatic shredding
+ * decides from should see the file's kinds of records, not only the
+ * first few thousand lines of one source. */
+#define PL_SAMPLE_BYTES ((size_t)6 << 20)
+#define PL_SAMPLE_ROWS 16384
 /* Segments waiting for their encoder stop the reader past this (convert,
- * and the daemon's backpressure): one filling, one or two waiting. */
-#define PL_PENDING_MAX (2 * PL_SEGMENT_BYTES)
+ * and the daemon's replay): one filling, one being fed, one waiting. */
+#define PL_PENDING_MAX PL_SEGMENT_BYTES
 /* Smaller segments encode whole: each part keeps its own encode buffers
  * and compressors. */
 #define PL_SPLIT_MIN_BYTES ((size_t)2 << 20)
@@ -102,6 +107,10 @@ typedef struct pl_job {
     pq_err part_err;
     int32_t ordinal;
     bool first, last;            /* the row group's first / last segment */
+    bool sample;                 /* the file's first segment, PL_SAMPLE_* large:
+                                    its buffers are freed, not pooled */
+    bool converting, converted;  /* converted ahead, while the file's previous
+                                    segment was fed (workers.c) */
     uint64_t rows;
     size_t mem;                  /* counted in pending_rows_mem: raw rows until
                                     encoded, then the encoded row group's bytes */

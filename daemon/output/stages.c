@@ -124,6 +124,7 @@ static int close_segment(pl_pipeline *p, bool last, pq_err *err)
     uint64_t rows = p->cur_rg ? pq_rowgroup_rows(p->cur_rg) : 0;
     if (rows == 0 && !(last && p->rg_open))
         return 0;
+    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
     if (p->cur_file->stream == NULL) {
         int rc = start_file(p, p->cur_file, err);
         if (rc != 0)
@@ -139,6 +140,7 @@ static int close_segment(pl_pipeline *p, bool last, pq_err *err)
         j->rg = rg;
         j->first = !p->rg_open;
         j->last = last;
+        j->sample = sample;
         j->ordinal = p->cur_file->ordinals;
         if (last)
             p->cur_file->ordinals++;
@@ -211,10 +213,15 @@ static bool rowgroup_full(const pl_pipeline *p)
            (r->max_bytes && rowgroup_bytes(p) >= r->max_bytes);
 }
 
+/* The file's first segment, while its layout is undecided, is its sample
+ * (PL_SAMPLE_*) when it has `shred: auto` columns. */
 static bool segment_full(const pl_pipeline *p)
 {
-    return p->cur_rg != NULL && (pq_rowgroup_rows(p->cur_rg) >= PL_SEGMENT_ROWS ||
-                                 pq_rowgroup_buffered_bytes(p->cur_rg) >= PL_SEGMENT_BYTES);
+    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
+    uint64_t rows = sample ? PL_SAMPLE_ROWS : PL_SEGMENT_ROWS;
+    size_t bytes = sample ? PL_SAMPLE_BYTES : PL_SEGMENT_BYTES;
+    return p->cur_rg != NULL && (pq_rowgroup_rows(p->cur_rg) >= rows ||
+                                 pq_rowgroup_buffered_bytes(p->cur_rg) >= bytes);
 }
 
 static bool rotate_due(const pl_pipeline *p)

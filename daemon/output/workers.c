@@ -110,8 +110,11 @@ static size_t plan_parts(const pl_pipeline *p, pl_job *j)
  * other parts while this one feeds its own. */
 static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
 {
-    int rc = j->first ? pq_stream_begin(j->file->stream, j->ordinal, e) : 0;
-    if (rc == 0 && j->rows > 0)
+    int rc = j->part_rc;         /* a conversion ahead failed */
+    if (rc != 0)
+        *e = j->part_err;
+    rc = rc ? rc : j->first ? pq_stream_begin(j->file->stream, j->ordinal, e) : 0;
+    if (rc == 0 && j->rows > 0 && !j->converted)
         rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
     size_t n = rc || j->rows == 0 ? 1 : plan_parts(p, j);
     pthread_mutex_lock(&p->mu);
@@ -141,7 +144,9 @@ static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
         pq_stream_add_rows(s, j->rows);
     if (rc == 0 && j->last)
         rc = pq_stream_finish(s, j->enc, wk->scratch, e);
-    if (j->enc_rg != NULL && j->enc_rg != j->rg)
+    if (j->enc_rg != NULL && j->enc_rg != j->rg && j->sample)
+        pq_rowgroup_destroy(j->enc_rg);
+    else if (j->enc_rg != NULL && j->enc_rg != j->rg)
         pl_auto_put(p, j->file, j->enc_rg);
     j->enc_rg = NULL;
     return rc;
@@ -182,12 +187,31 @@ static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
     pthread_mutex_unlock(&p->mu);
     rc = finish_parts(p, wk, j, &e);
     pthread_mutex_lock(&p->mu);
-    pl_rowgroup_put(p, j->rg);
+    if (j->sample)
+        pq_rowgroup_destroy(j->rg); /* its buffers are a sample's size */
+    else
+        pl_rowgroup_put(p, j->rg);
     j->rg = NULL;
     j->ready = true;
     account_encoded(p, j);
     if (rc != 0)
         pl_fail(p, &e);
+}
+
+/* The head segment waits for its file's previous one: its conversion to
+ * the file's layout (which needs no order) is done meanwhile, so a file's
+ * conversions and feeds overlap. Returns with the lock held. */
+static void run_convert(pl_pipeline *p, pl_worker *wk, pl_job *j)
+{
+    pq_err e = {0};
+    int rc = pl_auto_convert(p, wk, j, &j->enc_rg, &e);
+    pthread_mutex_lock(&p->mu);
+    if (rc != 0 && j->part_rc == 0) {
+        j->part_rc = rc;
+        j->part_err = e;
+    }
+    j->converting = false;
+    j->converted = true;
 }
 
 static void run_shred(pl_pipeline *p, pl_worker *wk, pl_batch *b)
@@ -211,15 +235,21 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
         pl_write_run(p);
         return true;
     }
-    pl_job *j = p->encode_head;
+    pl_job *j = p->encode_head, *ahead = NULL;
     pl_batch *b = p->shred_head;
     size_t part = 0;
-    /* a file's segments are fed in order, one job at a time */
-    if (j != NULL && j->next_part == 0 && j->file->stream_busy)
+    /* a file's segments are fed in order, one job at a time; the next one
+     * may meanwhile be converted to the file's layout */
+    if (j != NULL && j->next_part == 0 && (j->file->stream_busy || j->converting)) {
+        if (!j->converting && !j->converted && j->file->spec != NULL && j->rows > 0)
+            ahead = j;
         j = NULL;
-    if (j == NULL && b == NULL)
+    }
+    if (j == NULL && b == NULL && ahead == NULL)
         return false;
-    if (j != NULL) {
+    if (ahead != NULL) {
+        ahead->converting = true;
+    } else if (j != NULL) {
         /* part 0 takes the job out until its parts are planned */
         part = j->next_part;
         if (part > 0)
@@ -240,7 +270,9 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     p->busy++;
     pthread_mutex_unlock(&p->mu);
     int64_t t0 = pl_mono_us();
-    if (j != NULL)
+    if (ahead != NULL)
+        run_convert(p, wk, ahead);
+    else if (j != NULL)
         run_encode(p, wk, j, part);
     else
         run_shred(p, wk, b);
