@@ -42,8 +42,8 @@
 /* Segments waiting for their encoder stop the reader past this (convert,
  * and the daemon's replay): one filling, one being fed, one waiting. */
 #define PL_PENDING_MAX PL_SEGMENT_BYTES
-/* Smaller segments encode whole: each part keeps its own encode buffers
- * and compressors. */
+/* Smaller segments are fed by one worker: a split costs a job hand-over
+ * per part (each worker encodes with its own scratch). */
 #define PL_SPLIT_MIN_BYTES ((size_t)2 << 20)
 
 /* Marker batches: requests ordered with the data (workers.c). */
