@@ -229,8 +229,9 @@ static bool rotate_due(const pl_pipeline *p)
     const pl_file *f = p->cur_file;
     fs_usage u = {
         .bytes_written = atomic_load(&f->appended_bytes),
-        .bytes_buffered = f->pending_bytes +
-                          (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0),
+        /* raw bytes of the open row group, as when it was buffered whole
+         * (its segments waiting to be fed count twice: a little early) */
+        .bytes_buffered = f->pending_bytes + rowgroup_bytes(p),
         .rows_written = f->rows,
     };
     fs_rotate r = {.max_bytes = p->cfg.rotate.max_bytes, .max_rows = p->cfg.rotate.max_rows};
