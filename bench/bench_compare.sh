@@ -11,7 +11,9 @@
 #           input of bench_e2e.sh and bench_daemon.sh)
 # Contenders, each run RUNS times (interleaved, so drift hits all alike;
 # medians reported):
-#   parqd convert, typed schema (access only) and default schema (Variant)
+#   parqd convert, typed schema (access only; also with one 512 MiB row
+#     group, which streaming keeps within a few MiB of the default's
+#     memory) and default schema (Variant)
 #   parqd daemon: 16 loopback TCP clients (16 `cat`s, a 16th of the input
 #     each, as bench_daemon.sh); typed schema on access, default on mix;
 #     the clock runs from the first byte until every line was received,
@@ -118,6 +120,9 @@ round() { # LABEL INPUT [SCHEMA]
     local l=$1 in=$2 schema=${3:-}
     if [ -n "$schema" ]; then
         timed "$l.parqd_typed" "$T/p-out" "$PARQD" convert --schema "$schema" -o "$T/p-out/" "$in"
+        printf 'output:\n  row_group: {max_bytes: 512MiB}\n' >"$T/rg512.yaml"
+        timed "$l.parqd_typed512" "$T/p-out" "$PARQD" convert --schema "$schema" --config "$T/rg512.yaml" \
+            -o "$T/p-out/" "$in"
     fi
     timed "$l.parqd_default" "$T/p-out" "$PARQD" convert -o "$T/p-out/" "$in"
     daemon_run "$l.parqd_daemon" "$in" "$schema"
@@ -145,7 +150,8 @@ report() { # LABEL INPUT DESCRIPTION
         printf "%s: %.1f MiB, %d records; medians of %d runs\n", d, b / 1048576, n, r }'
     printf '  %-34s %8s %8s %11s %13s %9s   %-7s %-6s %-6s\n' "" seconds "MB/s" "records/s" "output bytes" "peak RSS" \
         "speed" "RSS" "bytes"
-    for k in parqd_typed:"parqd convert, typed schema" parqd_default:"parqd convert, default schema" \
+    for k in parqd_typed:"parqd convert, typed schema" \
+             parqd_typed512:"  the same, 512 MiB row groups" parqd_default:"parqd convert, default schema" \
              parqd_daemon:"parqd daemon, 16 TCP clients" duckdb_1t:"DuckDB COPY, 1 thread" \
              duckdb_2t:"DuckDB COPY, 2 threads" zstd:"zstd -T2 -1 (floor, not Parquet)"; do
         f=$T/res/$l.${k%%:*}

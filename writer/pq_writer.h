@@ -219,6 +219,9 @@ pq_encoded *pq_encoded_new(void);            /* NULL when out of memory */
 void pq_encoded_destroy(pq_encoded *e);
 uint64_t pq_encoded_bytes(const pq_encoded *e); /* bytes the row group adds to the file */
 uint64_t pq_encoded_rows(const pq_encoded *e);
+/* Frees e's buffers (it stays usable): a row group's bytes, once
+ * appended, need not stay allocated until the next one. */
+void pq_encoded_trim(pq_encoded *e);
 
 /* rg is only read (it may be reset or reused once this returns). An empty
  * rg gives an encoded group of 0 rows that append skips. Reuses e's

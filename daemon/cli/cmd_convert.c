@@ -72,7 +72,7 @@
 #define MAX_REJECT_MESSAGES 10
 /* A batch is what one worker shreds at a time (PL_BATCH_BYTES). */
 #define BATCH_LINES 16384
-#define READ_AHEAD ((size_t)16 << 20)
+#define READ_AHEAD ((size_t)3 << 20)
 
 
 typedef struct conv {

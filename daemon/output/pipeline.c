@@ -88,17 +88,16 @@ pl_job *pl_job_get(pl_pipeline *p, pq_err *err)
         pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
         return NULL;
     }
-    pq_encoded *enc = j->enc, *parts[PL_ENCODE_PARTS];
-    memcpy(parts, j->part_enc, sizeof parts);
+    pq_encoded *enc = j->enc;
     memset(j, 0, sizeof *j);
     j->enc = enc;
-    memcpy(j->part_enc, parts, sizeof parts);
     return j;
 }
 
 void pl_job_put(pl_pipeline *p, pl_job *j)
 {
     dm_mutex_assert_held(&p->mu);
+    pq_encoded_trim(j->enc);     /* a row group's bytes: not kept for the next */
     j->next = p->free_jobs;
     p->free_jobs = j;
 }
@@ -144,6 +143,10 @@ int pl_drain(pl_pipeline *p, pq_err *err)
 
 void pl_wait_below(pl_pipeline *p, size_t input_limit, size_t rows_limit)
 {
+    /* Rows wait in segments for their encoder: more than a few waiting
+     * means the encoders are behind, whatever the caller allows. */
+    if (rows_limit > PL_PENDING_MAX)
+        rows_limit = PL_PENDING_MAX;
     dm_mutex_lock(&p->mu);
     while (!p->failed && (p->buffered_input > input_limit || p->pending_rows_mem > rows_limit))
         dm_cond_wait(&p->done_cv, &p->mu);
@@ -209,7 +212,7 @@ pl_finished *pl_take_finished(pl_pipeline *p, size_t *n)
 void pl_update_buffered(pl_pipeline *p)
 {
     dm_mutex_assert_held(&p->mu);
-    p->buffered = p->buffered_input + p->pending_rows_mem + p->cur_rg_mem;
+    p->buffered = p->buffered_input + p->pending_rows_mem + p->cur_rg_mem + p->stream_mem;
     atomic_store_explicit(&p->buffered_atomic, p->buffered, memory_order_relaxed);
     atomic_store_explicit(&p->input_atomic, p->buffered_input, memory_order_relaxed);
     dm_set(&dm_counters_global.buffered_bytes, p->buffered);
@@ -230,8 +233,6 @@ void pl_pools_free(pl_pipeline *p)
         pl_job *j = p->free_jobs;
         p->free_jobs = j->next;
         pq_encoded_destroy(j->enc);
-        for (size_t k = 0; k < PL_ENCODE_PARTS; k++)
-            pq_encoded_destroy(j->part_enc[k]);
         free(j);
     }
 }

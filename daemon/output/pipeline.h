@@ -9,15 +9,20 @@
  *   shred     any worker: one batch into a row buffer of its own, with a
  *             shredder of its own (batches shred in parallel)
  *   assemble  one worker at a time, in batch order: dead letters for the
- *             batch's rejects, its rows moved into the current row group;
- *             a full row group becomes an encode job; files are opened and
- *             rotation is decided here
- *   encode    any worker: one row group into memory (dictionary, pages,
- *             compression, bloom, encryption); row groups encode in
- *             parallel. A file whose `shred: auto` Variant columns got a
- *             layout of their own (decided by the assembler from the
- *             file's first row group, autoshred.c) has each row group
- *             converted to that layout first
+ *             batch's rejects, its rows moved into the current segment of
+ *             the current row group (2 MiB or 8,192 rows); a full segment
+ *             becomes an encode job, and a full row group's last segment
+ *             one that finishes it; files are opened and rotation is
+ *             decided here
+ *   encode    any worker: one segment fed to its file's row group as it
+ *             arrives (pq_stream: pages cut, encoded, compressed and
+ *             encrypted as they fill; the last segment adds dictionaries,
+ *             statistics and bloom filters), a file's segments one at a
+ *             time and in order, each shared by leaves between workers.
+ *             A file whose `shred: auto` Variant columns got a layout of
+ *             their own (decided by the assembler from the file's first
+ *             segment, autoshred.c) has each segment converted to that
+ *             layout first
  *   write     one worker at a time, in row-group order: append to the
  *             file; the last row group of a file closes it (page index,
  *             footer, fsync) and publishes it
@@ -151,8 +156,10 @@ int pl_drain(pl_pipeline *p, pq_err *err);
  * workers still have to parse. Any thread. */
 size_t pl_input_bytes(const pl_pipeline *p);
 /* Blocks while more than input_limit bytes of lines wait to be shredded
- * and assembled, or while the row groups closed but not yet written hold
- * more than rows_limit bytes (convert's backpressure). Two limits, not
+ * and assembled, or while segments waiting for their encoder and row
+ * groups encoded but not yet written hold more than rows_limit bytes (at
+ * most PL_PENDING_MAX, two segments, whatever the caller passes: more
+ * waiting means the encoders are behind) (convert's backpressure). Two limits, not
  * one sum: a row group being encoded must not stop reading (the other
  * workers would run dry and idle), but row groups must not pile up behind
  * a slow codec or disk either. The row group being filled does not count:

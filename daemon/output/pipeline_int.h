@@ -22,16 +22,33 @@
 #include "pipeline.h"
 #include "rowgroup.h"
 #include "shred.h"
+#include "stream.h"
 #include "vshred.h"
 
 #define PL_WORKERS_MAX 64
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
-#define PL_FREE_BATCHES_MAX 4    /* batches (with their row buffers) kept */
-#define PL_ENCODE_PARTS 4        /* workers that may share one row group's encoding */
-/* Smaller row groups encode whole: each part keeps its own encode buffers
- * and compressors, which a sidecar's row groups (a few MiB, closed by
- * age) would pay in memory for little time. */
-#define PL_SPLIT_MIN_BYTES ((size_t)32 << 20)
+#define PL_FREE_BATCHES_MAX 2    /* batches (with their row buffers) kept */
+#define PL_ENCODE_PARTS 4        /* workers that may share one segment's encoding */
+/* A row group is assembled and encoded in segments: the assembler closes
+ * a segment at PL_SEGMENT_BYTES of raw rows or PL_SEGMENT_ROWS rows (a
+ * file's first segment is also the sample its automatic Variant shredding
+ * decides from), and a worker feeds it to the file's stream (stream.h),
+ * which keeps only compressed pages, open pages and dictionaries. */
+#define PL_SEGMENT_BYTES ((size_t)2 << 20)
+#define PL_SEGMENT_ROWS 8192
+/* A file's first segment is larger: the sample its automatic shredding
+ * decides from should see the file's kinds of records, not only the
+ * first few thousand lines of one source. */
+#define PL_SAMPLE_BYTES ((size_t)6 << 20)
+#define PL_SAMPLE_ROWS 16384
+/* Segments waiting for their encoder stop the reader past this (convert,
+ * and the daemon's replay): one filling, one being fed, one or two
+ * waiting (with one, the reader stopped too often and the default schema,
+ * whose segments are converted first, ran 5-10% slower). */
+#define PL_PENDING_MAX (2 * PL_SEGMENT_BYTES)
+/* Smaller segments are fed by one worker: a split costs a job hand-over
+ * per part (each worker encodes with its own scratch). */
+#define PL_SPLIT_MIN_BYTES ((size_t)2 << 20)
 
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
@@ -64,32 +81,44 @@ typedef struct pl_file {
     size_t n_keys;
     pq_rowgroup *conv[PL_POOL_MAX]; /* converted row groups for reuse (lock held) */
     size_t n_conv;
+    /* The row group being encoded, segment by segment, in order: one job
+     * of the file feeds it at a time (stream_busy, lock held). */
+    pq_stream *stream;
+    bool stream_busy;
+    size_t stream_held;          /* its bytes, counted in p->stream_mem */
 } pl_file;
 
 typedef enum pl_job_kind { PL_JOB_ROWGROUP, PL_JOB_CLOSE } pl_job_kind;
 
-/* One row group to encode and append, or the close of a file.
+/* One segment of a row group to encode (the last one finishes the row
+ * group into enc, which is then appended), or the close of a file.
  *
- * A large row group is encoded by several workers at once (workers.c): the
+ * A large segment is fed by several workers at once (workers.c): the
  * first to take it converts it (auto-shredded files) and cuts its leaves
- * into n_parts ranges by buffered bytes; part k encodes leaves
- * [cut[k], cut[k+1]) into part_enc[k] (part 0 into enc) while the job
- * stays at the head of the encode queue for the next part's taker; the
- * last part to finish joins them into enc in leaf order. */
+ * into n_parts ranges by buffered bytes; part k feeds leaves
+ * [cut[k], cut[k+1]) to the file's stream (with its worker's scratch)
+ * while the job stays at the head of the encode queue for the
+ * next part's taker; the last part to finish counts the rows and, for
+ * the row group's last segment, finishes the stream into enc. */
 typedef struct pl_job {
     pl_job_kind kind;
     pl_file *file;
     pq_rowgroup *rg;             /* until encoded */
     pq_rowgroup *enc_rg;         /* what is encoded: rg or its conversion */
     pq_encoded *enc;
-    pq_encoded *part_enc[PL_ENCODE_PARTS]; /* [0] unused; kept with the job */
     size_t cut[PL_ENCODE_PARTS + 1];
     size_t n_parts, next_part, parts_done;
     int part_rc;                 /* the first failing part's code and error */
     pq_err part_err;
     int32_t ordinal;
+    bool first, last;            /* the row group's first / last segment */
+    bool sample;                 /* the file's first segment, PL_SAMPLE_* large:
+                                    its buffers are freed, not pooled */
+    bool converting, converted;  /* converted ahead, while the file's previous
+                                    segment was fed (workers.c) */
     uint64_t rows;
-    size_t mem;                  /* counted in pending_rows_mem */
+    size_t mem;                  /* counted in pending_rows_mem: raw rows until
+                                    encoded, then the encoded row group's bytes */
     bool ready;                  /* encoded, or a close */
     struct pl_job *next;         /* write order */
     struct pl_job *next_encode;
@@ -101,6 +130,7 @@ typedef struct pl_worker {
     bool started;
     sh_shredder *sh;
     vs_state vs;                 /* converting row groups of auto-shredded files */
+    pq_encoded *scratch;         /* encode buffers and compressors */
 } pl_worker;
 
 struct pl_pipeline {
@@ -137,6 +167,9 @@ struct pl_pipeline {
     pl_file *cur_file;
     pq_rowgroup *cur_rg;
     int64_t rg_started_us;       /* monotonic */
+    bool rg_open;                /* a row group has segments queued */
+    uint64_t rg_rows;            /* rows of the row group in queued segments */
+    size_t rg_fed;               /* their raw bytes */
     uint64_t last_rg_rows;       /* rows of the last row group closed (assembler) */
     uint64_t next_seq;           /* first line not yet in a file or the dead letters */
     _Atomic uint64_t file_seq;   /* {seq} of the last file named */
@@ -147,6 +180,7 @@ struct pl_pipeline {
     /* buffered bytes: input of unassembled batches + row buffers not yet
      * appended (lock held; mirrored in buffered_atomic for lock-free reads) */
     size_t buffered_input, pending_rows_mem, cur_rg_mem, buffered;
+    size_t stream_mem;           /* what the files' streams hold */
     _Atomic size_t buffered_atomic;
     _Atomic size_t input_atomic;     /* buffered_input, likewise */
 

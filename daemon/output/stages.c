@@ -118,36 +118,66 @@ static void report_progress(pl_pipeline *p)
 
 /* ---- assembly (assembly token, no lock unless said) --------------------------- */
 
-/* The current row group becomes an encode job. */
-static int close_rowgroup(pl_pipeline *p, pq_err *err)
+/* The file's first segment decides its layout (autoshred.c) and opens
+ * its writer (outfile.c opens it sooner when there is nothing to decide),
+ * then its stream. */
+static int start_file(pl_pipeline *p, pl_file *f, pq_err *err)
 {
-    if (p->cur_rg == NULL || pq_rowgroup_rows(p->cur_rg) == 0)
+    int rc = f->w == NULL ? pl_file_start(p, f, p->cur_rg, err) : 0;
+    return rc || f->stream != NULL ? rc : pq_stream_new(&f->stream, f->w, err);
+}
+
+/* The current segment becomes an encode job; `last` closes the row group
+ * (its last job finishes the stream into the encoded row group). */
+static int close_segment(pl_pipeline *p, bool last, pq_err *err)
+{
+    uint64_t rows = p->cur_rg ? pq_rowgroup_rows(p->cur_rg) : 0;
+    if (rows == 0 && !(last && p->rg_open))
         return 0;
-    /* The file's first row group decides its layout (autoshred.c). */
-    if (p->cur_file->w == NULL) {
-        int rc = pl_file_start(p, p->cur_file, p->cur_rg, err);
+    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
+    if (p->cur_file->stream == NULL) {
+        int rc = start_file(p, p->cur_file, err);
         if (rc != 0)
             return rc;
     }
-    size_t mem = pq_rowgroup_buffered_bytes(p->cur_rg);
-    p->last_rg_rows = pq_rowgroup_rows(p->cur_rg);
+    size_t mem = p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
     dm_mutex_lock(&p->mu);
-    pl_job *j = pl_job_get(p, err);
+    pq_rowgroup *rg = p->cur_rg ? p->cur_rg : pl_rowgroup_get(p, err);
+    pl_job *j = rg ? pl_job_get(p, err) : NULL;
     if (j != NULL) {
         j->kind = PL_JOB_ROWGROUP;
         j->file = p->cur_file;
-        j->rg = p->cur_rg;
-        j->ordinal = p->cur_file->ordinals++;
-        j->rows = pq_rowgroup_rows(p->cur_rg);
+        j->rg = rg;
+        j->first = !p->rg_open;
+        j->last = last;
+        j->sample = sample;
+        j->ordinal = p->cur_file->ordinals;
+        if (last)
+            p->cur_file->ordinals++;
+        j->rows = rows;
         j->mem = mem;
         p->cur_file->pending_bytes += mem;
         p->pending_rows_mem += mem;
         p->cur_rg_mem = 0;
         p->cur_rg = NULL;
+        p->rg_open = !last;
+        p->rg_rows = last ? 0 : p->rg_rows + rows;
+        p->rg_fed = last ? 0 : p->rg_fed + mem;
         job_enqueue(p, j);
+    } else if (rg != NULL && p->cur_rg == NULL) {
+        pl_rowgroup_put(p, rg);
     }
     dm_mutex_unlock(&p->mu);
     return j != NULL ? 0 : PQ_ENOMEM;
+}
+
+static int close_rowgroup(pl_pipeline *p, pq_err *err)
+{
+    if (p->cur_rg != NULL && pq_rowgroup_rows(p->cur_rg) > 0)
+        p->last_rg_rows = p->rg_rows + pq_rowgroup_rows(p->cur_rg);
+    else if (p->rg_open)
+        p->last_rg_rows = p->rg_rows;
+    return close_segment(p, true, err);
 }
 
 static int close_file(pl_pipeline *p, pq_err *err)
@@ -156,7 +186,7 @@ static int close_file(pl_pipeline *p, pq_err *err)
         return 0;
     int rc = close_rowgroup(p, err);
     if (rc == 0 && p->cur_file->w == NULL)
-        rc = pl_file_start(p, p->cur_file, NULL, err);   /* a file without rows */
+        rc = start_file(p, p->cur_file, err);   /* a file without rows */
     if (rc != 0)
         return rc;
     dm_mutex_lock(&p->mu);
@@ -172,12 +202,36 @@ static int close_file(pl_pipeline *p, pq_err *err)
     return j != NULL ? 0 : PQ_ENOMEM;
 }
 
+/* Raw bytes of the row group: its queued segments' and the current one's
+ * (row_group.max_bytes counts raw rows, as when row groups were buffered
+ * whole). */
+static size_t rowgroup_bytes(const pl_pipeline *p)
+{
+    return p->rg_fed + (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0);
+}
+
+static uint64_t rowgroup_rows(const pl_pipeline *p)
+{
+    return p->rg_rows + (p->cur_rg ? pq_rowgroup_rows(p->cur_rg) : 0);
+}
+
 static bool rowgroup_full(const pl_pipeline *p)
 {
     const cf_roll *r = &p->cfg.row_group;
-    uint64_t rows = pq_rowgroup_rows(p->cur_rg);
+    uint64_t rows = rowgroup_rows(p);
     return (r->max_rows && rows >= r->max_rows) ||
-           (r->max_bytes && pq_rowgroup_buffered_bytes(p->cur_rg) >= r->max_bytes);
+           (r->max_bytes && rowgroup_bytes(p) >= r->max_bytes);
+}
+
+/* The file's first segment, while its layout is undecided, is its sample
+ * (PL_SAMPLE_*) when it has `shred: auto` columns. */
+static bool segment_full(const pl_pipeline *p)
+{
+    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
+    uint64_t rows = sample ? PL_SAMPLE_ROWS : PL_SEGMENT_ROWS;
+    size_t bytes = sample ? PL_SAMPLE_BYTES : PL_SEGMENT_BYTES;
+    return p->cur_rg != NULL && (pq_rowgroup_rows(p->cur_rg) >= rows ||
+                                 pq_rowgroup_buffered_bytes(p->cur_rg) >= bytes);
 }
 
 static bool rotate_due(const pl_pipeline *p)
@@ -185,8 +239,9 @@ static bool rotate_due(const pl_pipeline *p)
     const pl_file *f = p->cur_file;
     fs_usage u = {
         .bytes_written = atomic_load(&f->appended_bytes),
-        .bytes_buffered = f->pending_bytes +
-                          (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0),
+        /* raw bytes of the open row group, as when it was buffered whole
+         * (its segments waiting to be fed count twice: a little early) */
+        .bytes_buffered = f->pending_bytes + rowgroup_bytes(p),
         .rows_written = f->rows,
     };
     fs_rotate r = {.max_bytes = p->cfg.rotate.max_bytes, .max_rows = p->cfg.rotate.max_rows};
@@ -197,7 +252,7 @@ static bool rotate_due(const pl_pipeline *p)
 static uint64_t rows_that_fit(const pl_pipeline *p, uint64_t left)
 {
     uint64_t n = left;
-    uint64_t in_rg = pq_rowgroup_rows(p->cur_rg);
+    uint64_t in_rg = rowgroup_rows(p);
     if (p->cfg.row_group.max_rows && p->cfg.row_group.max_rows - in_rg < n)
         n = p->cfg.row_group.max_rows - in_rg;
     if (p->cfg.rotate.max_rows && p->cfg.rotate.max_rows - p->cur_file->rows < n)
@@ -205,21 +260,25 @@ static uint64_t rows_that_fit(const pl_pipeline *p, uint64_t left)
     return n;
 }
 
-/* Rows the row group being started will likely hold, judged by the batch
- * that starts it: what its limits let it hold, or, once one has closed,
- * what the last one held (plus an eighth) when that was less: a daemon's
- * row groups close by age long before their byte limit, and room reserved
- * but never filled still fragments the heap. 0: no reservation. */
+/* Rows the segment being started will likely hold, judged by the batch
+ * that starts it: what its limits and its row group's let it hold, or,
+ * once a row group has closed, what the last one held (plus an eighth)
+ * when that was less: a daemon's row groups close by age long before
+ * their byte limit, and room reserved but never filled still fragments
+ * the heap. 0: no reservation. */
 static uint64_t expected_rowgroup_rows(const pl_pipeline *p, const pq_rowgroup *like)
 {
     const cf_roll *r = &p->cfg.row_group;
-    uint64_t rows = r->max_rows ? r->max_rows : UINT64_MAX;
+    uint64_t rows = r->max_rows ? r->max_rows - p->rg_rows : UINT64_MAX;
     if (p->last_rg_rows > 0 && p->last_rg_rows + p->last_rg_rows / 8 < rows)
         rows = p->last_rg_rows + p->last_rg_rows / 8;
+    rows = rows < PL_SEGMENT_ROWS ? rows : PL_SEGMENT_ROWS;
     size_t bytes = pq_rowgroup_buffered_bytes(like);
     uint64_t like_rows = pq_rowgroup_rows(like);
-    if (r->max_bytes && bytes > 0 && like_rows > 0) {
-        uint64_t by_bytes = (uint64_t)((double)r->max_bytes / (double)bytes * (double)like_rows) + 1;
+    size_t seg = r->max_bytes && r->max_bytes - p->rg_fed < PL_SEGMENT_BYTES
+                 ? r->max_bytes - p->rg_fed : PL_SEGMENT_BYTES;
+    if (bytes > 0 && like_rows > 0) {
+        uint64_t by_bytes = (uint64_t)((double)seg / (double)bytes * (double)like_rows) + 1;
         rows = by_bytes < rows ? by_bytes : rows;
     }
     uint64_t file_left = p->cfg.rotate.max_rows ? p->cfg.rotate.max_rows - p->cur_file->rows
@@ -243,7 +302,8 @@ static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *
         dm_mutex_unlock(&p->mu);
         if (p->cur_rg == NULL)
             return PQ_ENOMEM;
-        p->rg_started_us = pl_mono_us();
+        if (!p->rg_open)
+            p->rg_started_us = pl_mono_us();
         int rc = pq_rowgroup_reserve_like(p->cur_rg, b->rows,
                                           expected_rowgroup_rows(p, b->rows), err);
         if (rc != 0)
@@ -268,6 +328,8 @@ static int move_rows(pl_pipeline *p, pl_batch *b, pq_err *err)
         p->next_seq = moved < n_rows ? b->first_seq + idx[moved] : pl_batch_end_seq(b);
         p->cur_file->end_seq = p->next_seq;
         if (rowgroup_full(p) && (rc = close_rowgroup(p, err)) != 0)
+            return rc;
+        if (segment_full(p) && (rc = close_segment(p, false, err)) != 0)
             return rc;
         if (rotate_due(p) && (rc = close_file(p, err)) != 0)
             return rc;
@@ -318,7 +380,7 @@ static int assemble_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
     if (p->cur_file != NULL && rot->max_age_ms &&
         now - p->cur_file->opened_us >= (int64_t)rot->max_age_ms * 1000)
         return close_file(p, err);
-    if (p->cur_rg != NULL && rg->max_age_ms &&
+    if ((p->cur_rg != NULL || p->rg_open) && rg->max_age_ms &&
         now - p->rg_started_us >= (int64_t)rg->max_age_ms * 1000)
         rc = close_rowgroup(p, err);
     return rc;
@@ -373,8 +435,13 @@ void pl_assemble_run(pl_pipeline *p)
 
 static int write_job(pl_pipeline *p, pl_job *j, pq_err *err)
 {
-    if (j->kind == PL_JOB_CLOSE)
+    if (j->kind == PL_JOB_CLOSE) {
+        pq_stream_destroy(j->file->stream); /* every segment was encoded */
+        j->file->stream = NULL;
         return pl_file_close(p, j->file, err);
+    }
+    if (!j->last)
+        return 0;                /* a segment: in the stream already */
     int rc = pq_writer_append_encoded(j->file->w, j->enc, err);
     if (rc != 0)
         return rc;

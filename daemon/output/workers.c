@@ -58,6 +58,7 @@ static void cleanup(pl_pipeline *p)
     while (p->files != NULL) {
         pl_file *f = p->files;
         p->files = f->next_live;
+        pq_stream_destroy(f->stream);
         pl_file_abort(f);
     }
     p->cur_file = NULL;
@@ -68,6 +69,10 @@ static void cleanup(pl_pipeline *p)
     p->buffered_input = 0;
     p->pending_rows_mem = 0;
     p->cur_rg_mem = 0;
+    p->rg_open = false;
+    p->rg_rows = 0;
+    p->rg_fed = 0;
+    p->stream_mem = 0;
     pl_update_buffered(p);
     p->cleanup_pending = false;
 }
@@ -75,7 +80,7 @@ static void cleanup(pl_pipeline *p)
 /* ---- workers -------------------------------------------------------------- */
 
 /* How many workers share j's encoding, and the leaves each takes
- * (j->cut), balanced by buffered bytes; 1 for a small row group, where a
+ * (j->cut), balanced by buffered bytes; 1 for a small segment, where a
  * split would cost more than it saves. Runs before the job is shared. */
 static size_t plan_parts(const pl_pipeline *p, pl_job *j)
 {
@@ -87,9 +92,6 @@ static size_t plan_parts(const pl_pipeline *p, pl_job *j)
         n = leaves;
     if (total < p->split_min_bytes || n < 2)
         n = 1;
-    for (size_t k = 1; k < n; k++)
-        if (j->part_enc[k] == NULL && (j->part_enc[k] = pq_encoded_new()) == NULL)
-            n = k; /* out of memory: fewer parts, still right */
     j->cut[0] = 0;
     size_t k = 1, acc = 0;
     for (size_t i = 0; i < leaves && k < n; i++) {
@@ -103,13 +105,19 @@ static size_t plan_parts(const pl_pipeline *p, pl_job *j)
     return n;
 }
 
-/* Part 0: the conversion of an auto-shredded file's row group and the plan;
- * then the job goes back to the head of the encode queue, so idle workers
- * take the other parts while this one encodes its own. */
+/* Part 0: the conversion of an auto-shredded file's segment, the start of
+ * the row group's stream (its first segment) and the plan; then the job
+ * goes back to the head of the encode queue, so idle workers take the
+ * other parts while this one feeds its own. */
 static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
 {
-    int rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
-    size_t n = rc ? 1 : plan_parts(p, j);
+    int rc = j->part_rc;         /* a conversion ahead failed */
+    if (rc != 0)
+        *e = j->part_err;
+    rc = rc ? rc : j->first ? pq_stream_begin(j->file->stream, j->ordinal, e) : 0;
+    if (rc == 0 && j->rows > 0 && !j->converted)
+        rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
+    size_t n = rc || j->rows == 0 ? 1 : plan_parts(p, j);
     dm_mutex_lock(&p->mu);
     j->n_parts = n;
     j->next_part = 1;
@@ -124,31 +132,52 @@ static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
     return rc;
 }
 
-/* The last part done: the others joined into j->enc in leaf order (no
- * other worker touches j now), buffers back to their pools. */
-static int finish_parts(pl_pipeline *p, pl_job *j, pq_err *e)
+/* The last part done (no other worker touches j or its file's stream
+ * now): the rows counted, the row group finished into j->enc after its
+ * last segment, buffers back to their pools. */
+static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
 {
     int rc = j->part_rc;
     if (rc != 0)
         *e = j->part_err;
-    for (size_t k = 1; rc == 0 && k < j->n_parts; k++)
-        rc = pq_encoded_join(j->enc, j->part_enc[k], e);
-    if (j->enc_rg != NULL && j->enc_rg != j->rg)
+    pq_stream *s = j->file->stream;
+    if (rc == 0)
+        pq_stream_add_rows(s, j->rows);
+    if (rc == 0 && j->last)
+        rc = pq_stream_finish(s, j->enc, wk->scratch, e);
+    if (j->enc_rg != NULL && j->enc_rg != j->rg && j->sample)
+        pq_rowgroup_destroy(j->enc_rg);
+    else if (j->enc_rg != NULL && j->enc_rg != j->rg)
         pl_auto_put(p, j->file, j->enc_rg);
     j->enc_rg = NULL;
     return rc;
 }
 
-/* Encodes part k of j (part 0 prepares the parts first) and returns with
+/* Lock held: j's memory is now what it holds encoded (the row group, after
+ * its last segment; nothing for another), and its file's stream's. */
+static void account_encoded(pl_pipeline *p, pl_job *j)
+{
+    pl_file *f = j->file;
+    size_t mem = j->last ? (size_t)pq_encoded_bytes(j->enc) : 0;
+    size_t held = pq_stream_held_bytes(f->stream);
+    f->pending_bytes = f->pending_bytes - j->mem + mem;
+    p->pending_rows_mem = p->pending_rows_mem - j->mem + mem;
+    j->mem = mem;
+    p->stream_mem = p->stream_mem - f->stream_held + held;
+    f->stream_held = held;
+    f->stream_busy = false;
+    pl_update_buffered(p);
+}
+
+/* Feeds part k of j (part 0 prepares the parts first) and returns with
  * the lock held, as work_once expects. */
 static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
 {
     pq_err e = {0};
     int rc = k == 0 ? prepare_parts(p, wk, j, &e) : 0;
-    pq_encoded *out = k == 0 ? j->enc : j->part_enc[k];
-    if (rc == 0)
-        rc = pq_writer_encode_leaves(j->file->w, j->enc_rg, j->ordinal, j->cut[k],
-                                     j->cut[k + 1], out, &e);
+    if (rc == 0 && j->rows > 0)
+        rc = pq_stream_feed(j->file->stream, j->enc_rg, j->cut[k], j->cut[k + 1], wk->scratch,
+                            &e);
     dm_mutex_lock(&p->mu);
     if (rc != 0 && j->part_rc == 0) {
         j->part_rc = rc;
@@ -157,13 +186,33 @@ static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
     if (++j->parts_done < j->n_parts)
         return;
     dm_mutex_unlock(&p->mu);
-    rc = finish_parts(p, j, &e);
+    rc = finish_parts(p, wk, j, &e);
     dm_mutex_lock(&p->mu);
-    pl_rowgroup_put(p, j->rg);
+    if (j->sample)
+        pq_rowgroup_destroy(j->rg); /* its buffers are a sample's size */
+    else
+        pl_rowgroup_put(p, j->rg);
     j->rg = NULL;
     j->ready = true;
+    account_encoded(p, j);
     if (rc != 0)
         pl_fail(p, &e);
+}
+
+/* The head segment waits for its file's previous one: its conversion to
+ * the file's layout (which needs no order) is done meanwhile, so a file's
+ * conversions and feeds overlap. Returns with the lock held. */
+static void run_convert(pl_pipeline *p, pl_worker *wk, pl_job *j)
+{
+    pq_err e = {0};
+    int rc = pl_auto_convert(p, wk, j, &j->enc_rg, &e);
+    dm_mutex_lock(&p->mu);
+    if (rc != 0 && j->part_rc == 0) {
+        j->part_rc = rc;
+        j->part_err = e;
+    }
+    j->converting = false;
+    j->converted = true;
 }
 
 static void run_shred(pl_pipeline *p, pl_worker *wk, pl_batch *b)
@@ -188,16 +237,27 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
         pl_write_run(p);
         return true;
     }
-    pl_job *j = p->encode_head;
+    pl_job *j = p->encode_head, *ahead = NULL;
     pl_batch *b = p->shred_head;
     size_t part = 0;
-    if (j == NULL && b == NULL)
+    /* a file's segments are fed in order, one job at a time; the next one
+     * may meanwhile be converted to the file's layout */
+    if (j != NULL && j->next_part == 0 && (j->file->stream_busy || j->converting)) {
+        if (!j->converting && !j->converted && j->file->spec != NULL && j->rows > 0)
+            ahead = j;
+        j = NULL;
+    }
+    if (j == NULL && b == NULL && ahead == NULL)
         return false;
-    if (j != NULL) {
+    if (ahead != NULL) {
+        ahead->converting = true;
+    } else if (j != NULL) {
         /* part 0 takes the job out until its parts are planned */
         part = j->next_part;
         if (part > 0)
             j->next_part++;
+        else
+            j->file->stream_busy = true;
         if (part == 0 || j->next_part >= j->n_parts) {
             p->encode_head = j->next_encode;
             if (p->encode_head == NULL)
@@ -212,7 +272,9 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     p->busy++;
     dm_mutex_unlock(&p->mu);
     int64_t t0 = pl_mono_us();
-    if (j != NULL)
+    if (ahead != NULL)
+        run_convert(p, wk, ahead);
+    else if (j != NULL)
         run_encode(p, wk, j, part);
     else
         run_shred(p, wk, b);
@@ -375,6 +437,8 @@ static int start_workers(pl_pipeline *p, pq_err *err)
         pl_worker *wk = &p->workers[i];
         wk->p = p;
         vs_state_init(&wk->vs);
+        if ((wk->scratch = pq_encoded_new()) == NULL)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
         int rc = sh_shredder_new(&wk->sh, p->cfg.schema, err);
         if (rc != 0)
             return rc;
@@ -429,6 +493,7 @@ void pl_destroy(pl_pipeline *p)
             pthread_join(p->workers[i].thread, NULL);
         sh_shredder_destroy(p->workers[i].sh);
         vs_state_free(&p->workers[i].vs);
+        pq_encoded_destroy(p->workers[i].scratch);
     }
     free(p->workers);
     dm_mutex_lock(&p->mu);       /* alone now, but cleanup's callees expect it */

@@ -10,6 +10,9 @@
 //     "encodings": {"a.list.element": "DELTA_BYTE_ARRAY"},
 //                                        every data page of every chunk of that leaf
 //     "dictionary_mixed": ["s"]          leaf has chunks with and without a dictionary
+//     "dictionary_fallback_in_chunk": ["s"]
+//                                        a chunk of the leaf has data pages with
+//                                        dictionary indices, then pages without
 //   }
 //
 // Data page encodings come from encoding_stats when the writer wrote them,
@@ -87,6 +90,14 @@ export function checkFooter(file, footerSpec) {
     const withDict = chunks.filter(c => [...c.encodings].some(e => DICT_ENCODINGS.has(e))).length;
     if (withDict === 0 || withDict === chunks.length)
       problems.push(`${p}: ${withDict} of ${chunks.length} chunks dictionary-encoded, expected some but not all`);
+  }
+  for (const p of f.dictionary_fallback_in_chunk || []) {
+    const chunks = byPath.get(p);
+    if (!chunks) { problems.push(`no column chunk for ${p}`); continue; }
+    const both = chunks.filter(c => c.exact && [...c.encodings].some(e => DICT_ENCODINGS.has(e)) &&
+                                     [...c.encodings].some(e => !DICT_ENCODINGS.has(e))).length;
+    if (both === 0)
+      problems.push(`${p}: no chunk has data pages both with and without the dictionary`);
   }
   if (problems.length) return { status: 'FAIL', msg: problems.slice(0, 3).join('; ') + (problems.length > 3 ? `; ${problems.length - 3} more` : '') };
   return { status: 'PASS', msg: inexact ? 'no encoding_stats: encodings checked as listed only' : '' };

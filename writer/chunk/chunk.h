@@ -1,120 +1,15 @@
-/* chunk.h - encoding one leaf's buffered row-group values into a column
- * chunk: encoding choice, dictionary, page splitting, statistics, and the
- * per-page records the page index and footer need. */
+/* chunk.h - a leaf's column chunk, encoded as its rows arrive (the
+ * streaming column writer; its types are colwriter.h's): pages, their
+ * statistics and page-index records, the chunk's dictionary and bloom
+ * filter; and the scratch and metadata helpers the file modules use. */
 #ifndef PQ_CHUNK_H
 #define PQ_CHUNK_H
 
-#include "bloom.h"
-#include "buf.h"
-#include "column.h"
-#include "compress.h"
-#include "dict.h"
-#include "geo.h"
-#include "pq_writer.h"
-#include "stats.h"
-
-/* Options resolved for one leaf (writer defaults overridden by the leaf). */
-typedef struct pq_chunk_opts {
-    pq_codec codec;
-    int codec_level;
-    pq_encoding encoding;        /* explicit, or PQ_ENC_AUTO */
-    int dictionary;              /* -1 auto, 0 off, 1 on */
-    size_t dictionary_max_bytes;
-    bool statistics;
-    size_t stats_truncate;
-    int page_version;
-    bool crc;
-    size_t page_max_bytes;
-    size_t page_max_rows;
-    bool page_index;
-    int bloom;                   /* -1 auto, 0 off, 1 on */
-    double bloom_fpp;
-    uint64_t bloom_ndv;          /* 0: the chunk's distinct count */
-    /* encryption: key NULL = plaintext column. The file state is only
-     * read, so concurrent encodes of one writer share it. */
-    const pq_crypto_file *crypto_file;
-    pq_crypto_key *crypto_key;
-    const char *crypto_key_id;
-    int32_t row_group, column;   /* ordinals for module AADs */
-} pq_chunk_opts;
-
-/* Where chunk bytes go, and the offset they land at: a sink at the file
- * offset, or (mem set) a memory buffer, offsets counted from where the
- * caller started it. Pages are built straight into mem, sparing a copy. */
-typedef struct pq_out {
-    pq_sink sink;
-    uint64_t offset;
-    pq_buf *mem;
-} pq_out;
+#include "colwriter.h"
 
 int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err);
 
-/* One data page as the OffsetIndex and ColumnIndex describe it. */
-typedef struct pq_page_entry {
-    int64_t offset;              /* of the page header in the file */
-    int32_t size;                /* header + page bytes */
-    int64_t first_row;           /* within the row group */
-    int64_t unencoded_ba_bytes;
-    int64_t null_count;
-    bool null_page;              /* no non-null values */
-    size_t min_off, min_len;     /* into pq_chunk_meta.index_bytes */
-    size_t max_off, max_len;
-} pq_page_entry;
-
-typedef struct pq_chunk_meta {
-    const pq_node *node;
-    pq_codec codec;
-    uint32_t encodings;          /* bit per pq_encoding used */
-    int64_t num_values;
-    int64_t total_uncompressed, total_compressed;
-    int64_t dictionary_page_offset; /* -1: none */
-    int64_t data_page_offset;
-    int32_t n_dict_pages;
-    int32_t data_pages[10];      /* count per data-page encoding */
-    pq_page_type data_page_type; /* DATA or DATA_V2 */
-    /* chunk statistics */
-    bool has_stats, has_minmax, min_exact, max_exact, legacy_minmax;
-    pq_buf min, max;
-    int64_t null_count;
-    bool has_nan_count;
-    int64_t nan_count;
-    /* GeospatialStatistics (GEOMETRY / GEOGRAPHY) */
-    bool has_geo_bbox;
-    pq_geo_bbox geo_bbox;
-    int32_t geo_types[PQ_GEO_MAX_TYPES];
-    size_t n_geo_types;
-    /* SizeStatistics */
-    int64_t unencoded_ba_bytes;  /* BYTE_ARRAY only */
-    uint64_t *def_hist, *rep_hist; /* max level + 1 entries, NULL if max 0 */
-    /* page index */
-    pq_page_entry *pages;
-    size_t n_pages, cap_pages;
-    pq_buf index_bytes;          /* per-page min/max values */
-    pq_buf page_def_hist, page_rep_hist; /* uint64 per page * (max + 1) */
-    bool page_without_minmax;
-    int32_t boundary_order;      /* BoundaryOrder of the page min/max */
-    bool write_column_index;
-    pq_crypto_key *crypto_key;   /* NULL: plaintext chunk */
-    const char *crypto_key_id;   /* key_metadata of a column key */
-    int32_t row_group, column;
-    pq_buf encrypted_meta;       /* ColumnChunk.encrypted_column_metadata */
-    pq_bloom *bloom;             /* NULL: no filter for this chunk */
-    int64_t bloom_offset;
-    int32_t bloom_length;
-    int64_t column_index_offset, offset_index_offset;
-    int32_t column_index_length, offset_index_length;
-} pq_chunk_meta;
-
 void pq_chunk_meta_free(pq_chunk_meta *m);
-
-/* Scratch reused across chunks; one per thread encoding (pq_encoded). */
-typedef struct pq_chunk_work {
-    pq_buf levels, body, scratch, page;
-    pq_buf indices;              /* uint32 dictionary index per value */
-    pq_buf wide;                 /* uint16 booleans for RLE */
-    pq_buf crypt;                /* encryption scratch */
-    pq_compressor comp;
-} pq_chunk_work;
 
 void pq_chunk_work_init(pq_chunk_work *w);
 void pq_chunk_work_free(pq_chunk_work *w);
@@ -122,7 +17,46 @@ void pq_chunk_work_free(pq_chunk_work *w);
 /* Checks an explicitly configured encoding against the leaf's type. */
 int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err);
 
-/* Encodes col into pages written to out; fills meta (caller frees it). */
+/* ---- the streaming column writer --------------------------------------------
+ *
+ * One leaf's column chunk, encoded as its rows arrive: values and levels
+ * fill the open page; when it reaches page_max_bytes of values or
+ * page_max_rows (at a row boundary) it is encoded, compressed and
+ * encrypted at once into `pages`, with its statistics, page-index entry
+ * and level histograms. Only the open page's raw values, the dictionary
+ * and the compressed pages are held until the chunk finishes.
+ *
+ *     pq_colwriter_init(&cw, node, &opts);            once per leaf
+ *     pq_colwriter_begin(&cw, row_group_ordinal);      each chunk
+ *     pq_colwriter_feed(&cw, work, col, &err);         any number of times
+ *     pq_colwriter_finish(&cw, work, out, &meta, &err);
+ *     pq_colwriter_free(&cw);
+ *
+ * A colwriter is used by one thread at a time (any thread); `work` is
+ * that thread's scratch. The encoding decisions (chooser.c) are made on
+ * the chunk's first page with values and kept; a dictionary that passes
+ * dictionary_max_bytes makes the later pages fall back. */
+int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o);
+void pq_colwriter_free(pq_colwriter *cw);
+/* Starts a chunk of row group `ordinal` (module AADs), keeping buffers. */
+int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err);
+/* Appends every row of col (whole rows: its first level starts a row). */
+int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *col, pq_err *err);
+/* Encodes the open page, then appends the chunk (dictionary page first)
+ * to out; meta gets the chunk's metadata, offsets counted from out's
+ * start (caller frees it). The colwriter is ready for the next begin. */
+int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
+                        pq_err *err);
+/* At most the bytes finish appends (for reserving them up front). */
+size_t pq_colwriter_finish_bound(const pq_colwriter *cw);
+/* Bytes held: open page, dictionary, encoded pages, bloom hashes. */
+size_t pq_colwriter_held_bytes(const pq_colwriter *cw);
+/* Value bytes fed since begin, counted as the row group's buffered bytes
+ * were before streaming (row_group.max_bytes keeps its meaning). */
+size_t pq_colwriter_fed_bytes(const pq_colwriter *cw);
+
+/* The whole of col as one chunk (begin, feed, finish with a colwriter of
+ * its own), appended to out->mem; meta as above, offsets from out->offset. */
 int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *o,
                    pq_out *out, pq_chunk_meta *meta, pq_err *err);
 

@@ -8,55 +8,14 @@
  * options, the file's crypto state and keys, which are safe to share) and
  * writes only into its pq_encoded. Everything else (the classic put/end_row
  * API, append, close) runs on one thread at a time. */
-#include "chunk.h"
-#include "metadata.h"
 #include "page.h"
-#include "rowgroup_int.h"
+#include "writer_int.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* One row group encoded into memory: its bytes with offsets counted from
- * 0, and its chunk metadata, which append rebases and hands to the writer. */
-struct pq_encoded {
-    const pq_writer *w;          /* the writer that encoded it */
-    pq_chunk_work work;          /* scratch and compressors of this encoder */
-    pq_buf bytes;
-    pq_row_group_meta meta;      /* chunks owned here until appended */
-    size_t n_chunks;
-    uint64_t rows;               /* of the last encode, kept after append */
-    int32_t ordinal;
-    size_t first_leaf, end_leaf; /* the leaves encoded: [first, end) */
-    bool ready;                  /* encoded and not yet appended */
-};
-
-struct pq_writer {
-    pq_schema *schema;
-    pq_writer_opts opts;
-    char created_by[128];
-    pq_out out;
-    pq_rowgroup *rg;             /* the classic API's rows */
-    pq_encoded *own;             /* encodes rg on flush */
-    pq_chunk_opts *chunk_opts;   /* per leaf; read-only after open */
-    size_t n_cols;
-    pq_row_group_meta *rgs;
-    size_t n_rgs, cap_rgs;
-    pq_kv *kv;
-    size_t n_kv;
-    uint64_t rows_written;
-    uint64_t rows_size_checked;  /* rows in rg at the last byte-size check */
-    /* encryption (NULL crypto: plaintext file) */
-    pq_encryption_opts enc;
-    pq_crypto_file crypto_file;
-    pq_crypto_file *crypto;
-    char **key_ids;              /* per leaf, copied */
-    char *footer_key_id;
-    bool closed;
-    int failed;                 /* first fatal error; the file is unusable */
-};
 
 void pq_writer_opts_default(pq_writer_opts *o)
 {
@@ -215,6 +174,9 @@ static int writer_setup(pq_writer *w, pq_err *err)
         if (rc != 0)
             return rc;
     }
+    rc = pq_stream_new(&w->stream, w, err);
+    if (rc != 0)
+        return rc;
     bool pare = w->crypto && !w->enc.plaintext_footer;
     return pq_out_write(&w->out, pare ? "PARE" : "PAR1", 4, err);
 }
@@ -266,6 +228,7 @@ void pq_writer_destroy(pq_writer *w)
 {
     if (w == NULL)
         return;
+    pq_stream_destroy(w->stream);
     pq_rowgroup_destroy(w->rg);
     pq_encoded_destroy(w->own);
     free(w->chunk_opts);
@@ -307,37 +270,70 @@ pq_column *pq_writer_column(pq_writer *w, size_t leaf)
 }
 
 pq_rowgroup *pq_writer_rowgroup(pq_writer *w) { return w->rg; }
-size_t pq_writer_buffered_bytes(const pq_writer *w) { return pq_rowgroup_buffered_bytes(w->rg); }
 uint64_t pq_writer_bytes_written(const pq_writer *w) { return w->out.offset; }
 uint64_t pq_writer_rows_written(const pq_writer *w) { return w->rows_written; }
-uint64_t pq_writer_rows_buffered(const pq_writer *w) { return w->rg->rows; }
 int32_t pq_writer_row_groups(const pq_writer *w) { return (int32_t)w->n_rgs; }
+
+/* The classic API streams: its buffered rows go to the row group's
+ * column writers (stream.h) each time they reach PQ_FEED_BYTES, so the
+ * writer holds about that much raw data, plus the stream's open and
+ * encoded pages, whatever the row group's size. */
+#define PQ_FEED_BYTES ((size_t)1 << 20)
+
+size_t pq_writer_buffered_bytes(const pq_writer *w)
+{
+    return pq_rowgroup_buffered_bytes(w->rg) + pq_stream_fed_bytes(w->stream);
+}
+
+uint64_t pq_writer_rows_buffered(const pq_writer *w)
+{
+    return w->rg->rows + pq_stream_rows(w->stream);
+}
+
+static int writer_feed(pq_writer *w, pq_err *err)
+{
+    if (w->rg->rows == 0)
+        return PQ_OK;
+    /* begun with the row group's first rows: an encrypted file that holds
+     * the most row groups it may fails only when more rows come */
+    if (!w->stream_begun) {
+        int rc = pq_stream_begin(w->stream, (int32_t)w->n_rgs, err);
+        if (rc != 0)
+            return rc;           /* nothing fed: the rows stay buffered */
+        w->stream_begun = true;
+    }
+    int rc = pq_stream_feed(w->stream, w->rg, 0, w->n_cols, w->own, err);
+    if (rc != 0) {
+        w->failed = rc; /* part of the rows may be in the stream */
+        return rc;
+    }
+    pq_stream_add_rows(w->stream, w->rg->rows);
+    pq_rowgroup_reset(w->rg);
+    return PQ_OK;
+}
 
 /* Byte size is checked every 64 rows: summing every column per row would
  * cost more than the row itself on wide schemas. Counted from the last
- * check, not by row number, because moved rows arrive in batches. Inline
- * in end_row: this runs once per row. */
-static inline bool limits_reached(pq_writer *w)
-{
-    const pq_writer_opts *o = &w->opts;
-    uint64_t rows = w->rg->rows;
-    if (o->row_group_max_rows && rows >= o->row_group_max_rows)
-        return true;
-    if (!o->row_group_max_bytes || rows - w->rows_size_checked < 64)
-        return false;
-    w->rows_size_checked = rows;
-    return pq_rowgroup_buffered_bytes(w->rg) >= o->row_group_max_bytes;
-}
-
+ * check, not by row number, because moved rows arrive in batches. */
 int pq_writer_check_limits(pq_writer *w, pq_err *err)
 {
-    return limits_reached(w) ? pq_writer_flush_row_group(w, err) : PQ_OK;
+    const pq_writer_opts *o = &w->opts;
+    uint64_t rows = pq_writer_rows_buffered(w);
+    if (o->row_group_max_rows && rows >= o->row_group_max_rows)
+        return pq_writer_flush_row_group(w, err);
+    if (rows - w->rows_size_checked < 64)
+        return PQ_OK;
+    w->rows_size_checked = rows;
+    size_t raw = pq_rowgroup_buffered_bytes(w->rg);
+    if (o->row_group_max_bytes && raw + pq_stream_fed_bytes(w->stream) >= o->row_group_max_bytes)
+        return pq_writer_flush_row_group(w, err);
+    return raw >= PQ_FEED_BYTES ? writer_feed(w, err) : PQ_OK;
 }
 
 int pq_writer_end_row(pq_writer *w, pq_err *err)
 {
     w->rg->rows++;
-    return limits_reached(w) ? pq_writer_flush_row_group(w, err) : PQ_OK;
+    return pq_writer_check_limits(w, err);
 }
 
 void pq_writer_abort_row(pq_writer *w)
@@ -350,60 +346,39 @@ void pq_writer_abort_leaf(pq_writer *w, size_t leaf)
     pq_rowgroup_abort_leaf(w->rg, leaf);
 }
 
-/* One code path for both APIs: the classic flush encodes the writer's own
- * rows as the next row group and appends them. A failed encode writes
- * nothing (the rows stay buffered); a failed append leaves the file
- * unusable. */
+/* The classic flush finishes the stream's row group and appends it. A row
+ * group the file may not hold (encryption's ordinal limit) fails before
+ * anything is fed, the rows staying buffered; a failed encode or append
+ * leaves the file unusable. */
 int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 {
     if (w->closed || w->failed)
         return pq_err_set(err, PQ_ESTATE, "writer: flush after close or failure");
-    if (w->rg->rows == 0)
+    if (pq_writer_rows_buffered(w) == 0)
         return PQ_OK;
-    int rc = pq_writer_encode(w, w->rg, (int32_t)w->n_rgs, w->own, err);
-    rc = rc ? rc : pq_writer_append_encoded(w, w->own, err);
+    int rc = pq_rowgroup_check(w->rg, err);
+    rc = rc ? rc : writer_feed(w, err);
     if (rc != 0)
+        return rc;               /* writer_feed marked the file if it must */
+    rc = pq_stream_finish(w->stream, w->own, w->own, err);
+    rc = rc ? rc : pq_writer_append_encoded(w, w->own, err);
+    w->stream_begun = false;
+    if (rc != 0) {
+        w->failed = w->failed ? w->failed : rc;
         return rc;
-    pq_rowgroup_reset(w->rg);
+    }
     w->rows_size_checked = 0;
     return PQ_OK;
 }
 
 /* ---- encoding row groups in memory, appending them in order ---------------- */
 
-pq_encoded *pq_encoded_new(void)
+int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err)
 {
-    pq_encoded *e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return NULL;
-    pq_chunk_work_init(&e->work);
-    pq_buf_init(&e->bytes);
-    return e;
+    return pq_stream_create(out, w->schema, w->chunk_opts, w->n_cols, w->crypto != NULL, w,
+                            err);
 }
 
-static void encoded_drop(pq_encoded *e)
-{
-    for (size_t i = 0; e->meta.chunks && i < e->n_chunks; i++)
-        pq_chunk_meta_free(&e->meta.chunks[i]);
-    free(e->meta.chunks);
-    memset(&e->meta, 0, sizeof e->meta);
-    e->n_chunks = 0;
-    e->ready = false;
-}
-
-void pq_encoded_destroy(pq_encoded *e)
-{
-    if (e == NULL)
-        return;
-    encoded_drop(e);
-    pq_chunk_work_free(&e->work);
-    pq_buf_free(&e->bytes);
-    free(e);
-}
-
-/* Both describe the last successful encode, appended or not. */
-uint64_t pq_encoded_bytes(const pq_encoded *e) { return e->rows ? e->bytes.len : 0; }
-uint64_t pq_encoded_rows(const pq_encoded *e) { return e->rows; }
 
 static int encode_check(const pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_err *err)
 {
@@ -446,7 +421,7 @@ int pq_writer_encode(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, pq_en
 int pq_writer_encode_leaves(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal, size_t first,
                             size_t end, pq_encoded *e, pq_err *err)
 {
-    encoded_drop(e);
+    pq_encoded_drop(e);
     pq_buf_reset(&e->bytes);
     e->rows = 0;
     int rc = encode_check(w, rg, ordinal, err);
@@ -481,7 +456,7 @@ int pq_writer_encode_leaves(pq_writer *w, const pq_rowgroup *rg, int32_t ordinal
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     rc = encode_chunks(w, rg, e, err);
     if (rc != 0) {
-        encoded_drop(e);
+        pq_encoded_drop(e);
         pq_buf_reset(&e->bytes);
         return rc;
     }
@@ -535,7 +510,7 @@ int pq_encoded_join(pq_encoded *e, pq_encoded *part, pq_err *err)
         e->meta.total_compressed_size += part->meta.total_compressed_size;
     }
     e->end_leaf = part->end_leaf;
-    encoded_drop(part);
+    pq_encoded_drop(part);
     pq_buf_reset(&part->bytes);
     return PQ_OK;
 }

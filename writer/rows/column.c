@@ -143,6 +143,57 @@ int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
     return put_levels(c, rep, def);
 }
 
+static int reserve_range(pq_column *c, size_t levels, size_t values, size_t heap)
+{
+    size_t lb = levels * sizeof(uint16_t);
+    if ((c->max_def > 0 && pq_buf_reserve(&c->def, lb) != 0) ||
+        (c->max_rep > 0 && pq_buf_reserve(&c->rep, lb) != 0))
+        return PQ_ENOMEM;
+    if (c->node->type == PQ_BYTE_ARRAY)
+        return pq_buf_reserve(&c->heap, heap) != 0 ||
+               pq_buf_reserve(&c->offsets, values * sizeof(uint32_t)) != 0 ? PQ_ENOMEM : PQ_OK;
+    return pq_buf_reserve(&c->values, values * c->width) != 0 ? PQ_ENOMEM : PQ_OK;
+}
+
+int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t l1, size_t v0,
+                           size_t v1, size_t rows)
+{
+    size_t nl = l1 - l0, nv = v1 - v0, h0 = 0, h1 = 0;
+    if (c->node->type == PQ_BYTE_ARRAY) {
+        h0 = pq_column_offsets(src)[v0];
+        h1 = pq_column_offsets(src)[v1];
+        if (h1 - h0 > UINT32_MAX - c->heap.len)
+            return PQ_ELIMIT;
+    }
+    if (reserve_range(c, nl, nv, h1 - h0) != 0)
+        return PQ_ENOMEM;
+    size_t lb = nl * sizeof(uint16_t);
+    if (c->max_def > 0 && lb > 0)
+        memcpy(c->def.data + c->def.len, src->def.data + l0 * sizeof(uint16_t), lb);
+    if (c->max_rep > 0 && lb > 0)
+        memcpy(c->rep.data + c->rep.len, src->rep.data + l0 * sizeof(uint16_t), lb);
+    c->def.len += c->max_def > 0 ? lb : 0;
+    c->rep.len += c->max_rep > 0 ? lb : 0;
+    if (c->node->type == PQ_BYTE_ARRAY) {
+        uint32_t base = (uint32_t)c->heap.len;
+        uint32_t *to = (uint32_t *)(void *)(c->offsets.data + c->offsets.len);
+        const uint32_t *from = pq_column_offsets(src);
+        for (size_t i = 0; i < nv; i++)
+            to[i] = from[v0 + i + 1] - (uint32_t)h0 + base;
+        c->offsets.len += nv * sizeof(uint32_t);
+        if (h1 > h0)
+            memcpy(c->heap.data + c->heap.len, src->heap.data + h0, h1 - h0);
+        c->heap.len += h1 - h0;
+    } else if (nv > 0) {
+        memcpy(c->values.data + c->values.len, src->values.data + v0 * c->width, nv * c->width);
+        c->values.len += nv * c->width;
+    }
+    c->n_levels += nl;
+    c->n_values += nv;
+    c->n_rows += rows;
+    return PQ_OK;
+}
+
 /* Walks back to the level that starts row `rows` (rows are counted by
  * rep == 0), then drops every level and value from there on. Only used to
  * abandon a half-written record, so the backward scan is fine. */

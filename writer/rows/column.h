@@ -28,6 +28,12 @@ void pq_column_free(pq_column *c);
 /* Drops buffered values, keeps memory for the next row group. */
 void pq_column_reset(pq_column *c);
 size_t pq_column_buffered_bytes(const pq_column *c);
+/* Appends src's levels [l0, l1) and values [v0, v1) (the values those
+ * levels define, `rows` whole rows) to c: one copy per buffer, byte-array
+ * offsets rebased. PQ_ENOMEM, or PQ_ELIMIT past 4 GiB of byte arrays;
+ * c is unchanged on error. */
+int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t l1, size_t v0,
+                           size_t v1, size_t rows);
 /* Drops the values of rows beyond the first `rows` buffered rows. */
 void pq_column_truncate_rows(pq_column *c, size_t rows);
 

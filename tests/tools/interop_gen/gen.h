@@ -71,6 +71,8 @@ typedef struct gval {
 #define F_DICT_MIXED 1u
 /* Row groups are cut by bytes: their number is the writer's to choose. */
 #define F_RG_BY_BYTES 2u
+/* a chunk falls back from its dictionary between pages (footer.mjs) */
+#define F_DICT_IN_CHUNK 4u
 
 typedef struct file_spec {
     const char *name;

@@ -257,5 +257,10 @@ void j_footer(FILE *f, const file_spec *fs, const pq_schema *s)
     if (mixed)
         for (size_t i = 0; i < fs->ncols; i++)
             j_encodings(f, s, fs->cols[i], true, &first);
+    fputs("],\"dictionary_fallback_in_chunk\":[", f);
+    first = true;
+    if (fs->flags & F_DICT_IN_CHUNK)
+        for (size_t i = 0; i < fs->ncols; i++)
+            j_encodings(f, s, fs->cols[i], true, &first);
     fputs("]},", f);
 }

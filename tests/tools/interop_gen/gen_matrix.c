@@ -157,8 +157,9 @@ static void matrix_encodings(void)
             3000, ov, 0);
         snprintf(name, sizeof name, "enc_dictionary_fallback_v%d", v);
         {
-            /* The writer decides dictionary or fallback once per chunk
-             * (writer/chunk/chunk.c), so fallback shows across row groups. */
+            /* Each row group's chunks decide dictionary or fallback on
+             * their first page (writer/chunk/chooser.c): chunks of the
+             * few-values phases keep it, the others fall back. */
             pq_writer_opts of = ov;
             of.dictionary_max_bytes = 2048;
             of.row_group_max_rows = 1000;
@@ -168,6 +169,23 @@ static void matrix_encodings(void)
                 with_enc(l_double("d", OPT, G_DOUBLE_PHASE), PQ_ENC_AUTO, 1),
                 with_enc(list_of("ls", OPT, with_enc(l_str("element", OPT, G_STR_PHASE), PQ_ENC_AUTO, 1)), PQ_ENC_AUTO, 1)),
                 5000, of, F_DICT_MIXED);
+        }
+        snprintf(name, sizeof name, "enc_dictionary_fallback_mid_row_group_v%d", v);
+        {
+            /* One row group: rows 0-999 repeat a few values, so the first
+             * page keeps the dictionary; the unique values of rows
+             * 1000-1999 pass dictionary_max_bytes a page or two later, and
+             * the pages after that fall back, within the chunk. */
+            pq_writer_opts of = ov;
+            of.dictionary_max_bytes = 2048;
+            of.page_max_rows = 250;
+            of.row_group_max_rows = 0;
+            emit(own(strdup(name)), COLS(
+                with_enc(l_str("s", OPT, G_STR_PHASE), PQ_ENC_AUTO, 1),
+                with_enc(l_i64("i64", OPT, G_I64_PHASE), PQ_ENC_AUTO, 1),
+                with_enc(l_double("d", OPT, G_DOUBLE_PHASE), PQ_ENC_AUTO, 1),
+                with_enc(list_of("ls", OPT, with_enc(l_str("element", OPT, G_STR_PHASE), PQ_ENC_AUTO, 1)), PQ_ENC_AUTO, 1)),
+                3000, of, F_DICT_IN_CHUNK);
         }
         snprintf(name, sizeof name, "enc_delta_binary_packed_v%d", v);
         emit(own(strdup(name)), COLS(

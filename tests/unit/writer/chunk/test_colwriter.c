@@ -1,0 +1,172 @@
+/* test_colwriter.c - the streaming column writer (writer/chunk/chunk.c,
+ * chooser.c, openpage.c): a dictionary column whose dictionary passes
+ * dictionary.max_bytes in the middle of a row group keeps the pages
+ * already written as dictionary pages and writes the later ones in the
+ * fallback encoding; every value reads back, under both page versions and
+ * with encryption. The same file shape is read by DuckDB, parquet-wasm and
+ * hyparquet in the interop run (interop_gen's
+ * enc_dictionary_fallback_mid_row_group_v1/v2). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memsink.h"
+#include "pqcrypt.h"
+#include "pqfile.h"
+#include "pq_writer.h"
+
+#define ROWS 3000
+#define PAGE_ROWS 250
+
+/* Rows 0-999 repeat five values (the first page chooses the dictionary);
+ * from row 1000 every value is new, so the dictionary passes 2 KiB within
+ * the page of rows 1000-1249; the rows after it fall back. Every 7th row
+ * is null. */
+static int value_of(size_t row, char *buf, size_t cap)
+{
+    if (row % 7 == 3)
+        return -1;
+    if (row < 1000)
+        return snprintf(buf, cap, "few-%zu", row % 5);
+    return snprintf(buf, cap, "unique-%zu-%zu", row, row * 2654435761u % 100003);
+}
+
+static void write_file(pq_buf *out, int page_version, pq_crypto_key *key)
+{
+    pq_err err = {0};
+    pq_column_opts co;
+    pq_column_opts_default(&co);
+    pq_schema *s = pq_schema_new(NULL);
+    pq_node_spec leaf = {.name = "s", .repetition = PQ_OPTIONAL, .type = PQ_BYTE_ARRAY,
+                         .logical = {.kind = PQ_LT_STRING}, .field_id = -1, .opts = &co};
+    assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) >= 0);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.page_version = page_version;
+    o.page_max_rows = PAGE_ROWS;
+    o.dictionary_max_bytes = 2048;
+    pq_encryption_opts enc = {.algorithm = PQ_AES_GCM_V1, .footer_key = key,
+                              .footer_key_id = "kf"};
+    o.encryption = key ? &enc : NULL;
+    pq_writer *w = NULL;
+    if (pq_writer_open(&w, s, &o, pqt_mem_sink(out), &err) != 0)
+        fail_msg("open: %s", err.msg);
+    char buf[64];
+    for (size_t r = 0; r < ROWS; r++) {
+        int n = value_of(r, buf, sizeof buf);
+        pq_column *c = pq_writer_column(w, 0);
+        assert_int_equal(n < 0 ? pq_column_put_null(c, 0, 0)
+                               : pq_column_put_bytes(c, 0, buf, (size_t)n), 0);
+        assert_int_equal(pq_writer_end_row(w, &err), 0);
+    }
+    if (pq_writer_close(w, &err) != 0)
+        fail_msg("close: %s", err.msg);
+    pq_writer_destroy(w);
+    pq_schema_destroy(s);
+}
+
+/* The data pages' encodings in order: dictionary indices first, then the
+ * fallback, never back. */
+static void check_pages(const pq_buf *file)
+{
+    pq_err err = {0};
+    pqf_file f;
+    if (pqf_open_mem(&f, file->data, file->len, "fallback", &err) != 0)
+        fail_msg("open: %s", err.msg);
+    assert_int_equal(pqf_num_row_groups(&f), 1);
+    pqf_chunk ch;
+    pqf_pages it;
+    if (pqf_chunk_get(&f, 0, 0, &ch, &err) != 0 || pqf_pages_init(&it, &f, &ch, &err) != 0)
+        fail_msg("chunk: %s", err.msg);
+    size_t dict_pages = 0, dict_data = 0, fallback = 0;
+    int more;
+    while ((more = pqf_pages_next(&it, &err)) == 1) {
+        if (it.page.type == PQ_PAGE_DICTIONARY) {
+            dict_pages++;
+            continue;
+        }
+        if (it.page.encoding == PQ_ENC_RLE_DICTIONARY) {
+            assert_int_equal(fallback, 0); /* no dictionary page after a fallback */
+            dict_data++;
+        } else {
+            fallback++;
+        }
+    }
+    assert_int_equal(more, 0);
+    pqf_pages_free(&it);
+    print_message("%zu dictionary page, %zu data pages with indices, %zu fallback\n",
+                  dict_pages, dict_data, fallback);
+    assert_int_equal(dict_pages, 1);
+    assert_int_equal(dict_data, 5);   /* rows 0-1249: the page that overflowed included */
+    assert_int_equal(fallback, ROWS / PAGE_ROWS - 5);
+    pqf_close(&f);
+}
+
+static void check_values(const pq_buf *file, pq_crypto_key *key)
+{
+    pq_err err = {0};
+    pqc_key ids[1] = {{.id = "kf", .key = key}};
+    pqc_opts ro = {.keys = ids, .n_keys = key ? 1 : 0};
+    pqc_file f;
+    if (pqc_open_mem(&f, file->data, file->len, "fallback", &ro, &err) != 0)
+        fail_msg("read: %s", err.msg);
+    const pqc_column *c = &f.cols[0];
+    assert_int_equal(c->n_levels, ROWS);
+    char want[64];
+    size_t v = 0;
+    for (size_t r = 0; r < ROWS; r++) {
+        int n = value_of(r, want, sizeof want);
+        assert_int_equal(c->def[r], n < 0 ? 0 : 1);
+        if (n < 0)
+            continue;
+        size_t len;
+        const uint8_t *got = pqc_value(c, v++, &len);
+        assert_int_equal(len, (size_t)n);
+        assert_memory_equal(got, want, len);
+    }
+    assert_int_equal(c->dict_pages, 1);
+    pqc_close(&f);
+}
+
+static void test_dictionary_falls_back_mid_row_group(void **state)
+{
+    (void)state;
+    for (int v = 1; v <= 2; v++) {
+        pq_buf out;
+        pq_buf_init(&out);
+        write_file(&out, v, NULL);
+        check_pages(&out);
+        check_values(&out, NULL);
+        pq_buf_free(&out);
+    }
+}
+
+static void test_dictionary_fallback_mid_row_group_encrypted(void **state)
+{
+    (void)state;
+    uint8_t raw[16];
+    for (size_t i = 0; i < sizeof raw; i++)
+        raw[i] = (uint8_t)(i * 7 + 1);
+    pq_crypto_key key;
+    pq_err err = {0};
+    assert_int_equal(pq_crypto_key_init(&key, raw, sizeof raw, "kf", &err), 0);
+    pq_buf out;
+    pq_buf_init(&out);
+    write_file(&out, 2, &key);
+    check_values(&out, &key);
+    pq_buf_free(&out);
+    pq_crypto_key_free(&key);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dictionary_falls_back_mid_row_group),
+        cmocka_unit_test(test_dictionary_fallback_mid_row_group_encrypted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,259 @@
+/* chooser.c - how a column chunk encodes its values: dictionary or not,
+ * and which encoding when not. Runs on the thread feeding the chunk's
+ * colwriter (chunk.c), once per chunk, on its first page with values.
+ *
+ * Streaming means the writer no longer holds a whole chunk when it
+ * decides, so it decides from the first page with values (up to
+ * page_max_bytes of values or page_max_rows rows, 1 MiB / 20,000 by
+ * default) and keeps the choice for the chunk:
+ *   - the dictionary is kept where the page's values repeat (at most half
+ *     of them distinct) and, for 1,024 distinct values or more, where it
+ *     measures smaller than the best fallback on a sample of the page
+ *     (the dictionary page counted once for the values the previous chunk
+ *     of this column held, or the page's, for the first chunk);
+ *   - otherwise the fallback is measured the same way: each candidate
+ *     encoding of a sample of the page compressed, the smallest kept.
+ * A kept dictionary takes every later value; when it passes
+ * dictionary_max_bytes, the pages after that one fall back (Arrow's
+ * CheckDictionarySizeLimit), to an encoding measured on that page, and
+ * the pages already written keep their indices. */
+#include "chooser.h"
+#include "rle.h"
+#include "values.h"
+
+#include <stdint.h>
+
+/* The sample: about 128 KiB of the page's last values (at most 16384, at
+ * least 1024, the whole page when it is smaller), where a dictionary's
+ * indices show their steady cost. */
+#define PQ_SAMPLE_BYTES (128u * 1024u)
+#define PQ_SAMPLE_MAX 16384u
+#define PQ_SAMPLE_MIN 1024u
+#define PQ_SAMPLE_MARGIN 0.97   /* what an alternative must save to be chosen */
+#define PQ_DICT_MEASURE_MIN 1024
+
+/* [v0, v0 + n) of the column; p0 is the page's first value (index 0 of
+ * w->indices). */
+typedef struct sample_range {
+    size_t p0, v0, n;
+} sample_range;
+
+static sample_range encoding_sample(const pq_column *c, size_t v0, size_t n_page)
+{
+    size_t bytes;
+    if (c->node->type == PQ_BYTE_ARRAY) {
+        const uint32_t *off = pq_column_offsets(c);
+        bytes = (size_t)(off[v0 + n_page] - off[v0]) + 4 * n_page;
+    } else {
+        bytes = c->width * n_page;
+    }
+    size_t avg = n_page ? bytes / n_page + 1 : 1;
+    size_t n = PQ_SAMPLE_BYTES / avg;
+    n = n > PQ_SAMPLE_MAX ? PQ_SAMPLE_MAX : n < PQ_SAMPLE_MIN ? PQ_SAMPLE_MIN : n;
+    n = n < n_page ? n : n_page;
+    return (sample_range){v0, v0 + n_page - n, n};
+}
+
+/* Samples compress at the codec's fastest level: the ranking of the
+ * candidates is what matters, and it holds across levels. */
+static int sample_level(pq_codec codec, int level)
+{
+    bool leveled = codec == PQ_CODEC_ZSTD || codec == PQ_CODEC_GZIP || codec == PQ_CODEC_BROTLI;
+    return leveled && level != 1 ? 1 : level;
+}
+
+static int sample_compress(pq_colwriter *cw, pq_chunk_work *w, pq_err *err)
+{
+    pq_buf_reset(&w->scratch);
+    return pq_compressor_run(&w->comp, cw->o.codec, sample_level(cw->o.codec, cw->o.codec_level),
+                             w->body.data, w->body.len, &w->scratch, err);
+}
+
+/* Compressed size of the sample in one encoding (RLE_DICTIONARY: of its
+ * indices, without the dictionary page). */
+static int sample_size(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_encoding enc,
+                       sample_range r, size_t *size, pq_err *err)
+{
+    *size = SIZE_MAX;
+    pq_buf_reset(&w->body);
+    int rc;
+    if (enc == PQ_ENC_RLE_DICTIONARY) {
+        const uint32_t *idx = (const uint32_t *)(const void *)w->indices.data + (r.v0 - r.p0);
+        rc = pq_values_encode(&w->body, c, enc, 0, r.n, idx, cw->dict_bit_width, &w->wide);
+    } else {
+        rc = pq_values_encode(&w->body, c, enc, r.v0, r.n, NULL, 0, &w->wide);
+    }
+    if (rc != 0)
+        return pq_err_set(err, rc, "column '%s': encoding a sample failed", c->node->path);
+    rc = sample_compress(cw, w, err);
+    *size = w->scratch.len;
+    return rc;
+}
+
+/* The encodings auto mode weighs for values outside a dictionary; the
+ * first is kept unless another saves PQ_SAMPLE_MARGIN on the sample.
+ * Integers: deltas for counters and sorted ids, PLAIN for random ones.
+ * Floats: PLAIN for decimal-looking values, BYTE_STREAM_SPLIT for noisy
+ * ones. Strings: prefix deltas for paths and URLs, PLAIN for random ids. */
+static size_t fallback_candidates(pq_physical_type type, int page_version, pq_encoding out[2])
+{
+    out[0] = pq_values_default_encoding(type, page_version);
+    switch (type) {
+    case PQ_INT32: case PQ_INT64: case PQ_BYTE_ARRAY:
+        out[1] = PQ_ENC_PLAIN;
+        return 2;
+    case PQ_FLOAT: case PQ_DOUBLE:
+        out[0] = PQ_ENC_PLAIN;
+        out[1] = PQ_ENC_BYTE_STREAM_SPLIT;
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+/* Sets cw->enc to the candidate chosen on the sample, *size to its
+ * compressed sample size (SIZE_MAX when there was nothing to weigh). */
+static int measure_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
+                            sample_range r, size_t *size, pq_err *err)
+{
+    pq_encoding cand[2];
+    size_t n = fallback_candidates(c->node->type, cw->o.page_version, cand);
+    cw->enc = cand[0];
+    *size = SIZE_MAX;
+    if (r.n == 0 || n == 1)
+        return PQ_OK;
+    for (size_t i = 0; i < n; i++) {
+        size_t sz;
+        int rc = sample_size(cw, w, c, cand[i], r, &sz, err);
+        if (rc != 0)
+            return rc;
+        if (i == 0 || (double)sz < (double)*size * PQ_SAMPLE_MARGIN) {
+            *size = sz;
+            cw->enc = cand[i];
+        }
+    }
+    return PQ_OK;
+}
+
+static bool auto_mode(const pq_colwriter *cw)
+{
+    return cw->o.encoding == PQ_ENC_AUTO;
+}
+
+static bool dict_encoding(const pq_colwriter *cw)
+{
+    return cw->o.encoding == PQ_ENC_RLE_DICTIONARY || cw->o.encoding == PQ_ENC_PLAIN_DICTIONARY;
+}
+
+int pq_choose_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
+                       size_t n, pq_err *err)
+{
+    cw->mode = PQ_CW_FALLBACK;
+    if (auto_mode(cw)) {
+        size_t ignored;
+        return measure_fallback(cw, w, c, encoding_sample(c, v0, n), &ignored, err);
+    }
+    cw->enc = dict_encoding(cw) ? pq_values_default_encoding(c->node->type, cw->o.page_version)
+                                : cw->o.encoding;
+    return PQ_OK;
+}
+
+int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
+                          pq_buf *out, pq_err *err)
+{
+    if (pq_buf_reserve(out, n * sizeof(uint32_t)) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
+    uint32_t *idx = (uint32_t *)(void *)(out->data + out->len);
+    const uint32_t *off = pq_column_offsets(c);
+    for (size_t i = v0; i < v0 + n; i++) {
+        int rc = c->node->type == PQ_BYTE_ARRAY
+            ? pq_dict_insert_bytes(&cw->dict, c->heap.data + off[i], off[i + 1] - off[i],
+                                   &idx[i - v0])
+            : pq_dict_insert_fixed(&cw->dict, c->values.data + i * c->width, &idx[i - v0]);
+        if (rc != 0)
+            return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
+    }
+    out->len += n * sizeof(uint32_t);
+    size_t count = pq_dict_count(&cw->dict);
+    cw->dict_bit_width = pq_rle_bit_width(count ? (uint32_t)(count - 1) : 0);
+    return PQ_OK;
+}
+
+int pq_choose_dict_insert(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
+                          size_t n, pq_err *err)
+{
+    pq_buf_reset(&w->indices);
+    return pq_choose_dict_append(cw, c, v0, n, &w->indices, err);
+}
+
+/* A large dictionary does not always pay: random ports or byte counts have
+ * thousands of distinct values whose indices compress worse than the
+ * values themselves. Estimated for the chunk (as many values as the
+ * previous chunk, at least the page's): the compressed dictionary page
+ * once plus the indices, against the fallback's values. */
+static int dictionary_pays(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
+                           size_t n, bool *pays, pq_err *err)
+{
+    sample_range r = encoding_sample(c, v0, n);
+    size_t idx, fb;
+    *pays = true;
+    int rc = sample_size(cw, w, c, PQ_ENC_RLE_DICTIONARY, r, &idx, err);
+    pq_encoding keep = cw->enc;
+    rc = rc ? rc : measure_fallback(cw, w, c, r, &fb, err);
+    if (rc != 0 || fb == SIZE_MAX)
+        return rc;
+    pq_buf_reset(&w->body);
+    if (pq_dict_write_plain(&cw->dict, &w->body) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
+    rc = sample_compress(cw, w, err);
+    double chunk = (double)(cw->prev_values > n ? cw->prev_values : n);
+    double scale = chunk / (double)r.n;
+    *pays = rc != 0 || ((double)w->scratch.len + (double)idx * scale) * PQ_SAMPLE_MARGIN <=
+                           (double)fb * scale;
+    if (*pays)
+        cw->enc = keep;
+    return rc;
+}
+
+/* Inserts the first page's values, giving up (as the whole-chunk
+ * decision did) past dictionary_max_bytes: *fits says whether it held. */
+static int first_page_dictionary(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
+                                 size_t v0, size_t n, bool *fits, pq_err *err)
+{
+    int rc = pq_choose_dict_insert(cw, w, c, v0, n, err);
+    *fits = rc == 0 && pq_dict_plain_bytes(&cw->dict) <= cw->o.dictionary_max_bytes;
+    return rc;
+}
+
+int pq_choose_first_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, size_t v0,
+                         size_t n, pq_err *err)
+{
+    const pq_chunk_opts *o = &cw->o;
+    bool want_dict = cw->has_dict && o->dictionary != 0 &&
+                     (o->dictionary == 1 || auto_mode(cw) || dict_encoding(cw));
+    cw->enc = o->encoding;
+    if (want_dict && n > 0) {
+        bool fits;
+        int rc = first_page_dictionary(cw, w, c, v0, n, &fits, err);
+        if (rc != 0)
+            return rc;
+        size_t distinct = pq_dict_count(&cw->dict);
+        bool worth = o->dictionary == 1 || !auto_mode(cw) || distinct * 2 <= n;
+        if (fits && worth) {
+            bool pays = true;
+            if (auto_mode(cw) && o->dictionary != 1 && distinct >= PQ_DICT_MEASURE_MIN &&
+                (rc = dictionary_pays(cw, w, c, v0, n, &pays, err)) != 0)
+                return rc;
+            if (pays) {
+                cw->mode = PQ_CW_DICT;
+                cw->enc = PQ_ENC_RLE_DICTIONARY;
+                return PQ_OK;
+            }
+            cw->mode = PQ_CW_FALLBACK; /* dictionary_pays left the best fallback */
+            pq_dict_reset(&cw->dict);
+            return PQ_OK;
+        }
+        pq_dict_reset(&cw->dict);
+    }
+    return pq_choose_fallback(cw, w, c, v0, n, err);
+}

@@ -1,0 +1,154 @@
+/* stream.c - pq_stream (stream.h): a row group encoded as its rows
+ * arrive, one streaming column writer (chunk.h) per leaf, kept for the
+ * life of the file so that each column's decisions can look at its
+ * previous chunk. Threads: see stream.h. */
+#include "encoded.h"
+#include "rowgroup_int.h"
+#include "stream.h"
+
+#include <stdlib.h>
+
+struct pq_stream {
+    const pq_writer *w;          /* the encoded row groups' writer */
+    const pq_schema *schema;
+    bool crypto;                 /* the file is encrypted */
+    pq_colwriter *cols;
+    size_t n_cols;
+    int32_t ordinal;
+    uint64_t rows;
+};
+
+int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
+                     size_t n_cols, bool crypto, const pq_writer *w, pq_err *err)
+{
+    *out = NULL;
+    pq_stream *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->cols = calloc(n_cols ? n_cols : 1, sizeof *s->cols)) == NULL) {
+        free(s);
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    }
+    s->w = w;
+    s->schema = schema;
+    s->crypto = crypto;
+    for (; s->n_cols < n_cols; s->n_cols++) {
+        size_t i = s->n_cols;
+        /* counted before init succeeds: init leaves a colwriter freeable */
+        if (pq_colwriter_init(&s->cols[i], pq_schema_leaf_node(schema, i), &opts[i]) != 0) {
+            s->n_cols++;
+            pq_stream_destroy(s);
+            return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+        }
+    }
+    *out = s;
+    return PQ_OK;
+}
+
+void pq_stream_destroy(pq_stream *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n_cols; i++)
+        pq_colwriter_free(&s->cols[i]);
+    free(s->cols);
+    free(s);
+}
+
+int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err)
+{
+    if (ordinal < 0)
+        return pq_err_set(err, PQ_EINVAL, "writer: row group ordinal %d is negative",
+                          (int)ordinal);
+    if (s->crypto && ordinal > PQ_CRYPTO_MAX_ORDINAL)
+        return pq_err_set(err, PQ_ELIMIT, "encryption: more than %d row groups in one file; "
+                          "rotate files sooner", PQ_CRYPTO_MAX_ORDINAL + 1);
+    s->ordinal = ordinal;
+    s->rows = 0;
+    for (size_t i = 0; i < s->n_cols; i++) {
+        int rc = pq_colwriter_begin(&s->cols[i], ordinal, err);
+        if (rc != 0)
+            return rc;
+    }
+    return PQ_OK;
+}
+
+int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                   pq_encoded *scratch, pq_err *err)
+{
+    if (pq_rowgroup_schema(rows) != s->schema)
+        return pq_err_set(err, PQ_EINVAL, "writer: the rows have another schema");
+    if (first > end || end > s->n_cols)
+        return pq_err_set(err, PQ_EINVAL, "writer: leaves %zu..%zu of %zu", first, end,
+                          s->n_cols);
+    for (size_t i = first; i < end; i++) {
+        if (rows->cols[i].n_rows != rows->rows)
+            return pq_err_set(err, PQ_ESTATE, "column '%s' has %zu rows, the row group has "
+                              "%llu", rows->cols[i].node->path, rows->cols[i].n_rows,
+                              (unsigned long long)rows->rows);
+        int rc = pq_colwriter_feed(&s->cols[i], &scratch->work, &rows->cols[i], err);
+        if (rc != 0)
+            return rc;
+    }
+    return PQ_OK;
+}
+
+void pq_stream_add_rows(pq_stream *s, uint64_t rows)
+{
+    s->rows += rows;
+}
+
+uint64_t pq_stream_rows(const pq_stream *s) { return s->rows; }
+int32_t pq_stream_ordinal(const pq_stream *s) { return s->ordinal; }
+
+size_t pq_stream_held_bytes(const pq_stream *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_cols; i++)
+        n += pq_colwriter_held_bytes(&s->cols[i]);
+    return n;
+}
+
+size_t pq_stream_fed_bytes(const pq_stream *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_cols; i++)
+        n += pq_colwriter_fed_bytes(&s->cols[i]);
+    return n;
+}
+
+int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *err)
+{
+    pq_encoded_drop(e);
+    pq_buf_reset(&e->bytes);
+    e->rows = 0;
+    e->w = s->w;
+    e->ordinal = s->ordinal;
+    e->first_leaf = 0;
+    e->end_leaf = s->n_cols;
+    e->meta.num_rows = (int64_t)s->rows;
+    if (s->rows == 0) {
+        e->ready = true; /* append skips it */
+        return PQ_OK;
+    }
+    e->meta.chunks = calloc(s->n_cols, sizeof *e->meta.chunks);
+    e->n_chunks = e->meta.chunks ? s->n_cols : 0;
+    size_t room = 0;
+    for (size_t i = 0; i < s->n_cols; i++)
+        room += pq_colwriter_finish_bound(&s->cols[i]);
+    if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, room) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    for (size_t i = 0; i < s->n_cols; i++) {
+        pq_chunk_meta *m = &e->meta.chunks[i];
+        int rc = pq_colwriter_finish(&s->cols[i], &scratch->work, &e->bytes, m, err);
+        if (rc != 0) {
+            pq_encoded_drop(e);
+            pq_buf_reset(&e->bytes);
+            return rc;
+        }
+        e->meta.total_byte_size += m->total_uncompressed;
+        e->meta.total_compressed_size += m->total_compressed;
+    }
+    e->rows = s->rows;
+    e->ready = true;
+    s->rows = 0;
+    return PQ_OK;
+}

@@ -1,0 +1,67 @@
+/* stream.h - pq_stream: one row group of a file encoded as its rows
+ * arrive, so that a row group in memory costs its compressed pages, one
+ * open page per leaf and its dictionaries, not its raw values.
+ *
+ *     pq_stream *s;
+ *     pq_stream_new(&s, writer, &err);             one per file (writer)
+ *     pq_stream_begin(s, ordinal, &err);            each row group
+ *     pq_stream_feed(s, rows, 0, leaves, scratch, &err);  any number of times
+ *     pq_stream_add_rows(s, pq_rowgroup_rows(rows));
+ *     pq_stream_finish(s, encoded, &err);           then append `encoded`
+ *     pq_stream_destroy(s);                         before the writer
+ *
+ * Feeding copies nothing it need not: a page that lies whole in `rows` is
+ * encoded from there; only a page still open when the feed ends keeps
+ * its rows (in the stream). `rows` may be reset once the feed returns.
+ *
+ * Threads: one row group's leaves may be fed by several threads at once
+ * when their leaf ranges do not overlap (each with its own scratch, the
+ * pq_encoded whose compressors and buffers it borrows); everything else
+ * runs on one thread at a time, after those feeds have returned. A
+ * stream's files are byte-identical however its leaves were shared out:
+ * every page boundary and encoding decision depends only on the leaf's
+ * own values. */
+#ifndef PQ_STREAM_H
+#define PQ_STREAM_H
+
+#include "colwriter.h"
+#include "pq_writer.h"
+#include "rowgroup.h"
+
+typedef struct pq_stream pq_stream;
+
+/* The writer is borrowed (only its options and crypto state are read:
+ * several streams, on several threads, may encode for one writer).
+ * Defined by writer.c, which calls pq_stream_create with its leaves'
+ * resolved options. */
+int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err);
+/* A stream of n_cols leaves of schema, with their options (copied);
+ * crypto: the file is encrypted (ordinals are then limited); row groups
+ * it finishes are w's. */
+int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
+                     size_t n_cols, bool crypto, const pq_writer *w, pq_err *err);
+void pq_stream_destroy(pq_stream *s);
+
+/* Starts row group `ordinal` of the file (module AADs depend on it);
+ * drops whatever an unfinished row group held. */
+int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err);
+/* Appends every row of `rows` (same schema, whole rows) for leaves
+ * [first, end). */
+int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                   pq_encoded *scratch, pq_err *err);
+/* Counts rows once every leaf has been fed them. */
+void pq_stream_add_rows(pq_stream *s, uint64_t rows);
+/* Encodes the open pages (with scratch's buffers and compressors, which
+ * may be e's own) and moves the row group into e (as pq_writer_encode
+ * would have), ready to append; the stream is empty. */
+int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *err);
+
+uint64_t pq_stream_rows(const pq_stream *s);
+int32_t pq_stream_ordinal(const pq_stream *s);
+/* Bytes held now: open pages, encoded pages, dictionaries, filter hashes. */
+size_t pq_stream_held_bytes(const pq_stream *s);
+/* Raw bytes fed since begin, counted as a buffered row group's were
+ * (pq_rowgroup_buffered_bytes): what row_group.max_bytes limits. */
+size_t pq_stream_fed_bytes(const pq_stream *s);
+
+#endif
