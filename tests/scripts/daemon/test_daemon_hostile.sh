@@ -90,11 +90,13 @@ for p in GOOD GARBAGE LONG SLOW IDLE; do
 done
 
 # Idle connections: closed by the server, not before idle_timeout, and not
-# much after it.
+# much after it. The client's clock starts when node runs its connect
+# callback, which on a loaded machine can be a few hundred ms after the
+# kernel (and parqd's accept) completed it: 1 s of slack below.
 IDLE_REPORT=$(cat "$T/idle.json" 2>/dev/null || echo '{}')
 idle_ok=$(node -e '
 const r = JSON.parse(process.argv[1]), n = Number(process.argv[2]), t = Number(process.argv[3]);
-console.log(r.connected === n && r.closedByServer === n && r.minS >= t - 0.2 && r.maxS <= t + 6 ? 1 : 0);' \
+console.log(r.connected === n && r.closedByServer === n && r.minS >= t - 1 && r.maxS <= t + 6 ? 1 : 0);' \
     "$IDLE_REPORT" "$IDLE" "$IDLE_S")
 check "all $IDLE idle connections closed by the server after ${IDLE_S}s (+ at most 6 s)" test "$idle_ok" = 1
 
