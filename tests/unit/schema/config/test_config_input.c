@@ -38,7 +38,7 @@ static void test_inputs_errors(void **state)
                  "c.yaml:2:25: inputs[0].listen: '::1:5170': IPv6 addresses need brackets, e.g. "
                  "[::1]:5170");
     assert_error("inputs:\n  - {type: udp, listen: \"a:1\"}\n",
-                 "c.yaml:2:12: inputs[0].type: unknown value 'udp' (expected tcp, unix)");
+                 "c.yaml:2:12: inputs[0].type: unknown value 'udp' (expected tcp, unix, http)");
     assert_error("inputs:\n  - {type: unix, path: /x.sock, mode: \"0999\"}\n",
                  "c.yaml:2:39: inputs[0].mode: expected an octal permission string like \"0660\"");
     assert_error("inputs:\n  - {type: tcp, path: /x.sock}\n",
