@@ -191,6 +191,34 @@ void ls_refused(ls_server *s, dm_refuse reason, const char *detail)
 /* ---- TLS ----------------------------------------------------------------- */
 
 #define CN_OUT_MAX ((size_t)256 * 1024)
+#define CN_LINGER_MAX ((size_t)8 << 20)  /* bytes read and dropped after an end */
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    ls_conn *c = req->data;
+    free(req);
+    if (status != 0 && !c->closing)
+        cn_close(c, false);
+}
+
+/* After a reply that ends the connection ("Connection: close", a
+ * refusal): FIN once it is sent, and what the peer still sends (the rest
+ * of a refused body) is read and dropped until it closes, so its
+ * reply is not lost to a reset; CN_LINGER_MAX bounds that, and the idle
+ * timeout a peer that neither sends nor closes. */
+static void linger(ls_conn *c)
+{
+    uv_shutdown_t *req = malloc(sizeof *req);
+    if (req == NULL) {
+        cn_close(c, false);
+        return;
+    }
+    req->data = c;
+    if (uv_shutdown(req, &c->h.stream, on_shutdown) != 0) {
+        free(req);
+        cn_close(c, false);
+    }
+}
 
 typedef struct cn_wreq {
     uv_write_t req;
@@ -208,7 +236,7 @@ static void on_write(uv_write_t *req, int status)
     free(w);
     c->writes_pending--;
     if (c->ending && c->writes_pending == 0 && !c->closing)
-        cn_close(c, false);
+        linger(c);
 }
 
 /* Sends n bytes as they are: what the socket takes now, the rest copied
@@ -269,9 +297,11 @@ void cn_end(ls_conn *c)
     if (c->closing || c->ending)
         return;
     c->ending = true;
-    uv_read_stop(&c->h.stream);
+    c->held = false;             /* reading goes on, to drop what still comes */
+    if (!c->server->paused || c->listener->proto->reads_while_paused)
+        cn_read_start(c);
     if (c->writes_pending == 0)
-        cn_close(c, false);
+        linger(c);
 }
 
 static int tls_sink(void *user, const char *data, size_t len)
@@ -432,6 +462,12 @@ static void on_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
         list_unlink(s, c);
         list_append(s, c);
     }
+    if (c->ending) {             /* after the last reply: dropped */
+        c->linger_bytes += (size_t)nread;
+        if (c->linger_bytes > CN_LINGER_MAX)
+            cn_close(c, false);
+        return;
+    }
     c->in_read = true;
     int rc = conn_feed(c, buf->base, (size_t)nread);
     c->in_read = false;
@@ -443,7 +479,7 @@ static void on_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 
 void cn_read_start(ls_conn *c)
 {
-    if (!c->held && !c->ending)
+    if (!c->held)
         uv_read_start(&c->h.stream, on_alloc, on_read);
 }
 

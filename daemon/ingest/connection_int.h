@@ -114,6 +114,7 @@ typedef struct ls_conn {
     bool waiting;                /* on that list */
     bool held;                   /* the protocol stopped reading (replies queued) */
     bool ending;                 /* close once every write is sent */
+    size_t linger_bytes;         /* read and dropped since ending */
     size_t writes_pending;       /* uv_write requests in flight */
     bool closing;
     cn_tls *tls;                 /* NULL for plaintext and Unix connections */

@@ -404,7 +404,8 @@ static int on_message_complete(http_parser *p)
     char *q = strchr(h->url, '?');
     if (q != NULL)
         *q = '\0';
-    hp_request rq = {.method = method_of(p), .path = h->url, .body = (const char *)h->body.data,
+    hp_request rq = {.method = method_of(p), .path = h->url,
+                     .body = h->body.data ? (const char *)h->body.data : "",
                      .body_len = h->body.len,
                      .json_ct = h->ct_len >= 16 && strncasecmp(h->ct, "application/json", 16) == 0,
                      .protobuf_ct = strstr(h->ct, "protobuf") != NULL};

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# test_daemon_http.sh - HTTP ingest with real clients (issue 21): parqd
+# with an http input (sync: batch) and a second one with a bearer token;
+# curl posts 5,000 records to /ingest with --data-binary, 5,000 more
+# gzip-compressed, and probes GET / for the Elasticsearch banner; the
+# official Elasticsearch Node.js client sends 5,000 documents with
+# helpers.bulk (which checks the product header and every item's
+# status); hostile clients (slowloris, 1,000 idle connections, a 100 MiB
+# body, a gzip bomb, smuggling, garbage, wrong tokens) each get the
+# answer README.md names. Then SIGTERM: every record lands exactly once
+# (DuckDB over the files), /metrics counted the requests.
+#
+#   bash test_daemon_http.sh BUILD_DIR [TESTDATA_DIR]
+#
+# Last line: "N passed, M failed"; exit status 1 if anything failed.
+set -u
+BUILD=${1:?usage: test_daemon_http.sh BUILD_DIR [TESTDATA_DIR]}
+. "$(dirname "$0")/../../daemon/lib.sh"
+lib_init test_daemon_http
+raise_fd_limit 4096
+
+if ! command -v curl >/dev/null; then
+    skip "curl" "not installed"
+    finish
+fi
+if [ ! -d "$INTEROP/node_modules/@elastic/elasticsearch" ]; then
+    bad "prerequisites" "@elastic/elasticsearch missing from tests/interop/node_modules (make npm)"
+    finish
+fi
+
+PORT=$(free_port)
+PORT_A=$(free_port)
+PORT_M=$(free_port)
+DLOG="$T/parqd.log"
+TOKEN="t0k-$RANDOM$RANDOM"
+printf '%s\n' "$TOKEN" >"$T/token"
+chmod 600 "$T/token"
+cat >"$T/parqd.yaml" <<EOF
+inputs:
+  - {type: http, listen: "127.0.0.1:$PORT"}
+  - {type: http, listen: "127.0.0.1:$PORT_A", auth: {bearer_token_file: $T/token}}
+output:
+  dir: $T/out
+  row_group: {max_rows: 5000}
+spool: {dir: $T/spool, sync: batch}
+errors: {dead_letter: $T/rejects.ndjson}
+metrics: {listen: "127.0.0.1:$PORT_M"}
+log: {level: info}
+EOF
+
+if ! daemon_start "$T/parqd.yaml" "$DLOG"; then
+    bad "parqd starts with two http inputs"
+    finish
+fi
+ok "parqd starts with two http inputs"
+
+# GET / : the banner Elasticsearch clients check before they send.
+curl -s -D "$T/banner.h" -o "$T/banner.json" "http://127.0.0.1:$PORT/"
+check "GET / says X-Elastic-Product: Elasticsearch" grep -qi '^X-Elastic-Product: Elasticsearch' "$T/banner.h"
+check "GET / has version.number 8.x and a tagline" \
+    grep -q '"version":{"number":"8\.[0-9.]*".*"tagline":' "$T/banner.json"
+HEAD_ST=$(curl -s -I -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")
+check "HEAD / is 200" test "$HEAD_ST" = 200
+
+# curl --data-binary, plain and gzip.
+N=5000
+for i in $(seq 0 $((N - 1))); do printf '{"src":"curl","i":%d}\n' "$i"; done >"$T/curl.ndjson"
+for i in $(seq 0 $((N - 1))); do printf '{"src":"curlgz","i":%d}\n' "$i"; done | gzip >"$T/curlgz.ndjson.gz"
+ST=$(curl -s -o "$T/curl.reply" -w '%{http_code}' -H 'Content-Type: application/x-ndjson' \
+    --data-binary @"$T/curl.ndjson" "http://127.0.0.1:$PORT/ingest")
+check "curl --data-binary of $N records: 200" test "$ST" = 200
+check "its reply counts $N accepted" grep -q "\"accepted\":$N,\"rejected\":0" "$T/curl.reply"
+ST=$(curl -s -o "$T/curlgz.reply" -w '%{http_code}' -H 'Content-Encoding: gzip' \
+    --data-binary @"$T/curlgz.ndjson.gz" "http://127.0.0.1:$PORT/ingest")
+check "curl gzip of $N records: 200" test "$ST" = 200
+check "its reply counts $N accepted" grep -q "\"accepted\":$N,\"rejected\":0" "$T/curlgz.reply"
+
+# The official Elasticsearch client.
+if node_tool http_clients.mjs es-bulk --url "http://127.0.0.1:$PORT" --n "$N" >"$T/es.out" 2>&1; then
+    ok "@elastic/elasticsearch helpers.bulk sent $N documents ($(tail -n 1 "$T/es.out" | cut -c1-120))"
+else
+    bad "@elastic/elasticsearch helpers.bulk sent $N documents" "$(tr '\n' ' ' <"$T/es.out" | cut -c1-400)"
+fi
+
+# Hostile clients, on the open port and on the one with a token.
+node_tool http_clients.mjs hostile --host 127.0.0.1 --port "$PORT" --auth-port "$PORT_A" \
+    --token "$TOKEN" >"$T/hostile.out" 2>&1
+while read -r verdict rest; do
+    case $verdict in
+    PASS) ok "$rest" ;;
+    FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$T/hostile.out"
+grep -q 'the right bearer token' "$T/hostile.out" || bad "hostile clients ran" "$(tail -n 3 "$T/hostile.out")"
+check "parqd is alive after the hostile clients" alive "$DPID"
+
+M=$(http_get 127.0.0.1 "$PORT_M" /metrics)
+check "metrics count 200s on /ingest" test "$(metric "$M" 'parqd_http_requests_total{endpoint="ingest",status="200"}')" -ge 3
+check "metrics count 413s" test "$(metric "$M" 'parqd_http_requests_total{endpoint="ingest",status="413"}')" -ge 2
+check "metrics have acknowledgement latencies" test "$(metric "$M" parqd_http_ack_seconds_count)" -ge 3
+
+daemon_stop TERM 60
+check "parqd exits 0 on SIGTERM" test "$DSTATUS" = 0
+
+GLOB="$T/out/**/*.parquet"
+R=$(duck "SELECT src, count(*) AS n, count(DISTINCT i) AS d, min(i) AS lo, max(i) AS hi
+          FROM (SELECT CAST(variant_extract(event, 'src') AS VARCHAR) AS src,
+                       CAST(variant_extract(event, 'i') AS INT) AS i
+                FROM read_parquet('$GLOB', hive_partitioning = false)) GROUP BY 1 ORDER BY 1")
+echo "landed: $R"
+for src in curl curlgz es; do
+    check "$src: $N records landed exactly once" \
+        grep -q "{\"src\":\"$src\",\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))}" <<<"$R"
+done
+check "hostile: only the two good requests landed" grep -q '{"src":"hostile","n":"2"' <<<"$R"
+finish
