@@ -11,6 +11,7 @@
 
 #include "framer.h"
 #include "http_bulk.h"
+#include "http_otlp.h"
 
 #define HR_REASONS_MAX 5         /* first rejection reasons in an /ingest reply */
 
@@ -117,11 +118,16 @@ void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
         ingest(ctx, rq, r);
         return;
     }
+    if (strcmp(p, "/v1/logs") == 0 && rq->method == HP_POST) {
+        ot_logs(ctx, rq, r);
+        return;
+    }
     if (ix != NULL && rq->method == HP_POST) {
         hb_bulk(ctx, rq, ix, ix_len, r);
         return;
     }
-    if (strcmp(p, "/") == 0 || strcmp(p, "/ingest") == 0 || ix != NULL) {
+    if (strcmp(p, "/") == 0 || strcmp(p, "/ingest") == 0 || strcmp(p, "/v1/logs") == 0 ||
+        ix != NULL) {
         hp_reply_error(r, 405, "method_not_allowed", "method not allowed on this path");
         return;
     }
