@@ -16,11 +16,10 @@
 #include "http_otlp.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include "framer.h"
 
 /* ---- shared pieces -------------------------------------------------- */
 
@@ -58,6 +57,49 @@ int ot_put_base64(pq_buf *b, const uint8_t *p, size_t n)
         rc = pq_buf_append(b, q, 4);
     }
     return rc ? rc : pq_buf_push(b, '"');
+}
+
+/* RFC 3629 UTF-8 (protobuf strings must be; a record must be valid JSON):
+ * no overlongs, no surrogates, nothing above U+10FFFF. */
+static bool utf8_ok(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k;
+        uint8_t lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            k = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            k = 2;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            k = 3;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            return false;
+        }
+        if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
+            return false;
+        for (size_t j = 2; j <= k; j++)
+            if ((s[i + j] & 0xC0) != 0x80)
+                return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+/* A protobuf string as a JSON string; PQ_EPARSE when not UTF-8. */
+static int put_str(pq_buf *b, const uint8_t *p, size_t n)
+{
+    if (!utf8_ok(p, n))
+        return PQ_EPARSE;
+    return hp_json_str(b, (const char *)p, n) == 0 ? 0 : PQ_ENOMEM;
 }
 
 /* ---- protobuf wire format ------------------------------------------ */
@@ -150,9 +192,11 @@ static int kv_object(pq_buf *b, const uint8_t *p, size_t n, uint32_t field, int 
         }
         if (rc2 < 0)
             return PQ_EPARSE;
-        if ((!first && pq_buf_push(b, ',') != 0) ||
-            hp_json_str(b, (const char *)key, klen) != 0 || pq_buf_push(b, ':') != 0)
+        if (!first && pq_buf_push(b, ',') != 0)
             return PQ_ENOMEM;
+        int k = put_str(b, key, klen);
+        if (k != 0 || pq_buf_push(b, ':') != 0)
+            return k ? k : PQ_ENOMEM;
         first = false;
         int r = val ? any_json(b, val, vlen, depth + 1) : pq_buf_append(b, "null", 4);
         if (r != 0)
@@ -206,7 +250,7 @@ static int any_json(pq_buf *b, const uint8_t *p, size_t n, int depth)
         if (out == 0)
             continue;            /* already written: keep the first (no rewind) */
         switch (f.num) {
-        case 1: out = f.wt == 2 ? hp_json_str(b, (const char *)f.p, f.n) : 1; break;
+        case 1: out = f.wt == 2 ? put_str(b, f.p, f.n) : 1; break;
         case 2: out = f.wt == 0 ? hp_printf(b, f.v ? "true" : "false") : 1; break;
         case 3: out = f.wt == 0 ? hp_printf(b, "%lld", (long long)(int64_t)f.v) : 1; break;
         case 4: out = f.wt == 1 ? double_json(b, f.v) : 1; break;
@@ -253,7 +297,7 @@ static int record_fields(ot_ctx *x, const uint8_t *p, size_t n, bool *first)
             r = r ? r : hp_printf(b, "%lld", (long long)(int32_t)f.v);
         } else if (f.num == 3 && f.wt == 2 && f.n > 0) {
             r = put_key(b, first, "severity_text");
-            r = r ? r : hp_json_str(b, (const char *)f.p, f.n);
+            r = r ? r : put_str(b, f.p, f.n);
         } else if (f.num == 5 && f.wt == 2) {
             r = put_key(b, first, "body");
             r = r ? r : any_json(b, f.p, f.n, 0);
@@ -317,11 +361,11 @@ static int scope_json(ot_ctx *x, const uint8_t *p, size_t n)
         if ((f.num == 1 || f.num == 2) && f.wt == 2 && f.n > 0) {
             r = pq_buf_push(b, first ? '{' : ',');
             r = r ? r : hp_printf(b, "\"%s\":", f.num == 1 ? "name" : "version");
-            r = r ? r : hp_json_str(b, (const char *)f.p, f.n);
+            r = r ? r : put_str(b, f.p, f.n);
             first = false;
         }
         if (r != 0)
-            return PQ_ENOMEM;
+            return r == PQ_EPARSE ? r : PQ_ENOMEM;
     }
     if (rc < 0)
         return PQ_EPARSE;
@@ -382,54 +426,4 @@ int ot_decode_proto(const uint8_t *p, size_t n, ot_emit_fn emit, void *user, pq_
     if (r == PQ_ELIMIT)
         return pq_err_set(err, r, "AnyValue nested deeper than %d", OT_MAX_DEPTH);
     return r == 0 ? 0 : r > 0 ? r : pq_err_set(err, r, "out of memory");
-}
-
-/* ---- POST /v1/logs ------------------------------------------------------ */
-
-typedef struct ot_sink {
-    const hp_route_ctx *ctx;
-    hp_reply *r;
-} ot_sink;
-
-static int sink_line(void *user, const char *line, size_t len)
-{
-    ot_sink *k = user;
-    fr_line l = {.data = line, .len = len, .total = len, .lineno = k->r->records + 1};
-    if (len > k->ctx->max_line_bytes) {    /* cut, flagged: the dead letters take it */
-        l.len = k->ctx->max_line_bytes;
-        l.oversized = true;
-    }
-    int rc = k->ctx->cb->on_line(k->ctx->cb->user, k->ctx->source, &l);
-    if (rc != 0)
-        return k->r->fail = rc > 0 ? rc : -rc;   /* positive: not a decoder error */
-    if (!l.oversized)
-        k->r->records++;
-    return 0;
-}
-
-void ot_logs(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
-{
-    pq_err e = {0};
-    ot_sink k = {.ctx = ctx, .r = r};
-    bool pb = rq->protobuf_ct;
-    const uint8_t *p = (const uint8_t *)rq->body;
-    int rc = pb ? ot_decode_proto(p, rq->body_len, NULL, NULL, &e)
-                : ot_decode_json(rq->body, rq->body_len, NULL, NULL, &e);
-    if (rc != 0) {
-        hp_reply_error(r, 400, "parse_exception", e.msg[0] ? e.msg : "malformed request");
-        return;
-    }
-    rc = pb ? ot_decode_proto(p, rq->body_len, sink_line, &k, &e)
-            : ot_decode_json(rq->body, rq->body_len, sink_line, &k, &e);
-    if (rc != 0 || r->fail != 0) {
-        if (r->fail == 0)
-            r->fail = -1;
-        hp_reply_error(r, 503, "unavailable", "the spool did not take the records");
-        return;
-    }
-    if (pb) {
-        r->content_type = "application/x-protobuf";   /* an empty ExportLogsServiceResponse */
-        return;
-    }
-    hp_printf(&r->body, "{}");
 }

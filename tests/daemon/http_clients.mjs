@@ -6,6 +6,7 @@
 //             NDJSON batches to /ingest over one keep-alive connection,
 //             each retried until acknowledged; FILE gets
 //             {"acked":[first ids of acked batches], "retried":[...], "batch":B}
+//   otlp      --url U/v1/logs --n N --proto 0|1   the OpenTelemetry JS logs SDK
 //   hostile   --host H --port P --auth-port A --token T
 //             slowloris, 1,000 idle connections, a 100 MiB body, a gzip
 //             bomb, smuggling, garbage, a wrong token: PASS/FAIL lines
@@ -83,6 +84,42 @@ async function keepalive(o) {
   }
   fs.writeFileSync(o.out, JSON.stringify({ acked, retried, batch, n }));
   console.log(`sent ${n} records in ${acked.length} batches, ${retried.length} retried`);
+}
+
+// The OpenTelemetry JS logs SDK with the JSON (otlp-http) or protobuf
+// (otlp-proto) exporter; records carry a span context, so trace and span
+// ids travel too.
+async function otlp(o) {
+  const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs');
+  const { resourceFromAttributes } = require('@opentelemetry/resources');
+  const api = require('@opentelemetry/api');
+  const proto = o.proto === '1';
+  const { OTLPLogExporter } = require(proto ? '@opentelemetry/exporter-logs-otlp-proto'
+                                            : '@opentelemetry/exporter-logs-otlp-http');
+  let failures = 0;
+  const exporter = new OTLPLogExporter({ url: o.url });
+  const exp = exporter.export.bind(exporter);
+  exporter.export = (logs, cb) => exp(logs, r => { if (r.code !== 0) { failures++; console.error(r.error); } cb(r); });
+  const provider = new LoggerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'parqd-otel-test' }),
+    processors: [new BatchLogRecordProcessor({ exporter, maxExportBatchSize: 500,
+      maxQueueSize: 100000, scheduledDelayMillis: 20 })],
+  });
+  const logger = provider.getLogger('parqd-test-scope', '1.2.3');
+  const src = proto ? 'otlp-proto' : 'otlp-json';
+  const ctx = api.trace.setSpanContext(api.context.active(), {
+    traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174',
+    traceFlags: 1 });
+  const n = Number(o.n);
+  for (let i = 0; i < n; i++) {
+    logger.emit({ severityNumber: 9, severityText: 'INFO', body: `record ${i}`, context: ctx,
+                  attributes: { src, 'user.id': i, 'http.ok': true } });
+    if (i % 1000 === 999) await sleep(5);
+  }
+  await provider.forceFlush();
+  await provider.shutdown();
+  console.log(`${src}: ${n} records emitted, ${failures} failed exports`);
+  process.exit(failures ? 1 : 0);
 }
 
 // ---- hostile ----------------------------------------------------------
@@ -169,5 +206,6 @@ const [cmd, ...rest] = process.argv.slice(2);
 const o = args(rest);
 if (cmd === 'es-bulk') await esBulk(o);
 else if (cmd === 'keepalive') await keepalive(o);
+else if (cmd === 'otlp') await otlp(o);
 else if (cmd === 'hostile') await hostile(o);
 else { console.error('usage: http_clients.mjs es-bulk|keepalive|hostile ...'); process.exit(2); }

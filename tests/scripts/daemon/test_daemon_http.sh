@@ -5,7 +5,8 @@
 # gzip-compressed, and probes GET / for the Elasticsearch banner; the
 # official Elasticsearch Node.js client sends 5,000 documents with
 # helpers.bulk (which checks the product header and every item's
-# status); hostile clients (slowloris, 1,000 idle connections, a 100 MiB
+# status); the OpenTelemetry JS logs SDK sends 5,000 records through the
+# OTLP/HTTP JSON exporter and 5,000 through the protobuf one; hostile clients (slowloris, 1,000 idle connections, a 100 MiB
 # body, a gzip bomb, smuggling, garbage, wrong tokens) each get the
 # answer README.md names. Then SIGTERM: every record lands exactly once
 # (DuckDB over the files), /metrics counted the requests.
@@ -82,6 +83,17 @@ else
     bad "@elastic/elasticsearch helpers.bulk sent $N documents" "$(tr '\n' ' ' <"$T/es.out" | cut -c1-400)"
 fi
 
+# The OpenTelemetry JS logs SDK, JSON and protobuf exporters.
+for proto in 0 1; do
+    name=$([ $proto = 1 ] && echo otlp-proto || echo otlp-json)
+    if node_tool http_clients.mjs otlp --url "http://127.0.0.1:$PORT/v1/logs" --n "$N" \
+        --proto "$proto" >"$T/$name.out" 2>&1; then
+        ok "OpenTelemetry JS SDK, exporter $name: $N records exported"
+    else
+        bad "OpenTelemetry JS SDK, exporter $name: $N records exported" "$(tr '\n' ' ' <"$T/$name.out" | cut -c1-400)"
+    fi
+done
+
 # Hostile clients, on the open port and on the one with a token.
 node_tool http_clients.mjs hostile --host 127.0.0.1 --port "$PORT" --auth-port "$PORT_A" \
     --token "$TOKEN" >"$T/hostile.out" 2>&1
@@ -113,4 +125,32 @@ for src in curl curlgz es; do
         grep -q "{\"src\":\"$src\",\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))}" <<<"$R"
 done
 check "hostile: only the two good requests landed" grep -q '{"src":"hostile","n":"2"' <<<"$R"
+R=$(duck "SELECT src, count(*) AS n, count(DISTINCT uid) AS d, min(uid) AS lo, max(uid) AS hi
+          FROM (SELECT CAST(variant_extract(variant_extract(event, 'attributes'), 'src') AS VARCHAR) AS src,
+                       CAST(variant_extract(variant_extract(event, 'attributes'), 'user.id') AS INT) AS uid
+                FROM read_parquet('$GLOB', hive_partitioning = false)) WHERE src IS NOT NULL
+          GROUP BY 1 ORDER BY 1")
+echo "OTLP landed: $R"
+for src in otlp-json otlp-proto; do
+    check "$src: $N records landed exactly once" \
+        grep -q "{\"src\":\"$src\",\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))}" <<<"$R"
+done
+for src in otlp-json otlp-proto; do
+    F=$(duck "SELECT CAST(variant_extract(event, 'trace_id') AS VARCHAR) AS t,
+              CAST(variant_extract(event, 'span_id') AS VARCHAR) AS s,
+              CAST(variant_extract(event, 'flags') AS INT) AS f,
+              CAST(variant_extract(event, 'severity_number') AS INT) AS sn,
+              CAST(variant_extract(event, 'severity_text') AS VARCHAR) AS st,
+              CAST(variant_extract(event, 'body') AS VARCHAR) AS b,
+              CAST(variant_extract(variant_extract(event, 'resource'), 'service.name') AS VARCHAR) AS svc,
+              CAST(variant_extract(variant_extract(event, 'scope'), 'name') AS VARCHAR) AS sc,
+              CAST(variant_extract(variant_extract(event, 'scope'), 'version') AS VARCHAR) AS sv,
+              CAST(variant_extract(variant_extract(event, 'attributes'), 'http.ok') AS BOOLEAN) AS ok,
+              CAST(variant_extract(event, 'time') AS VARCHAR) LIKE '20__-__-__T__:__:__._________Z' AS tm
+              FROM read_parquet('$GLOB', hive_partitioning = false)
+              WHERE CAST(variant_extract(variant_extract(event, 'attributes'), 'src') AS VARCHAR) = '$src'
+                AND CAST(variant_extract(variant_extract(event, 'attributes'), 'user.id') AS INT) = 7")
+    check "$src: trace and span ids, flags, severity, body, resource, scope, attribute keys as sent, time" \
+        grep -qF '[{"t":"5b8efff798038103d269b633813fc60c","s":"eee19b7ec3c1b174","f":1,"sn":9,"st":"INFO","b":"record 7","svc":"parqd-otel-test","sc":"parqd-test-scope","sv":"1.2.3","ok":true,"tm":true}]' <<<"$F"
+done
 finish
