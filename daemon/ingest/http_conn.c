@@ -203,6 +203,7 @@ static void reset_request(hp_conn *h)
     h->in_value = false;
     h->cur = H_NONE;
     h->ct_len = h->ce_len = h->expect_len = h->authz_len = 0;
+    h->ct[0] = h->ce[0] = h->expect[0] = h->authz[0] = '\0';
     h->has_authz = h->cl_seen = h->te_seen = h->too_big = false;
     if (h->z != NULL) {
         inflateEnd(h->z);

@@ -393,10 +393,13 @@ static int resource_logs(ot_ctx *x, const uint8_t *p, size_t n)
     pb_field f;
     int rc, r = 0;
     pq_buf_reset(&x->resource);
-    PB_EACH(f, p, n, rc)
-        if (f.num == 1 && f.wt == 2 && has_field(f.p, f.n, 1) &&
-            (r = kv_object(&x->resource, f.p, f.n, 1, 0)) != 0)
+    PB_EACH(f, p, n, rc) {       /* a repeated message field: the last one counts */
+        if (f.num != 1 || f.wt != 2)
+            continue;
+        pq_buf_reset(&x->resource);
+        if (has_field(f.p, f.n, 1) && (r = kv_object(&x->resource, f.p, f.n, 1, 0)) != 0)
             return r;
+    }
     if (rc < 0)
         return PQ_EPARSE;
     PB_EACH(f, p, n, rc)

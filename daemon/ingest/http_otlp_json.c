@@ -190,14 +190,21 @@ static int scalar_json(const jt *t, pq_buf *b, uint32_t v, const char *name)
     if (n->kind != JN_STR)
         return PQ_EPARSE;
     const char *str = text(t, n->s);
-    if (strcmp(name, "intValue") == 0) {
-        size_t neg = n->s_len > 1 && str[0] == '-', len = n->s_len - neg;
-        if (len == 0 || len > 20)
+    if (strcmp(name, "intValue") == 0) {   /* an int64 as a decimal string: canonical */
+        bool neg = n->s_len > 1 && str[0] == '-';
+        size_t len = n->s_len - neg;
+        uint64_t v = 0;
+        if (len == 0 || len > 19)
             return PQ_EPARSE;
-        for (size_t k = 0; k < len; k++)
-            if (str[neg + k] < '0' || str[neg + k] > '9')
+        for (size_t k = 0; k < len; k++) {
+            char c = str[neg + k];
+            if (c < '0' || c > '9')
                 return PQ_EPARSE;
-        return pq_buf_append(b, str, n->s_len) ? PQ_ENOMEM : 0;
+            v = v * 10 + (uint64_t)(c - '0');
+        }
+        if (v > (uint64_t)INT64_MAX + neg)
+            return PQ_EPARSE;
+        return hp_printf(b, "%s%llu", neg && v ? "-" : "", (unsigned long long)v) ? PQ_ENOMEM : 0;
     }
     return hp_json_str(b, str, n->s_len) ? PQ_ENOMEM : 0;
 }
