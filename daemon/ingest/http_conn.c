@@ -416,6 +416,7 @@ static int on_message_complete(http_parser *p)
     hp_route(&h->route, &rq, &r);
     uint64_t after = h->route.cb->next_seq ? h->route.cb->next_seq(h->route.cb->user) : 0;
     h->delivered += r.records;
+    dm_add(&dm_counters_global.records_received, r.records);
     bool close = r.fail != 0 || !http_should_keep_alive(p);
     queue_reply(h, &r, after > before ? after : 0, close);
     pq_buf_free(&r.body);
@@ -478,6 +479,7 @@ static void parse_error(hp_conn *h)
 int hp_conn_feed(hp_conn *h, const char *data, size_t len)
 {
     h->delivered = 0;
+    dm_add(&dm_counters_global.bytes_received, len);
     if (!h->stop && len > 0) {
         size_t n = http_parser_execute(&h->p, &h->settings, data, len);
         if (!h->stop && (n != len || HTTP_PARSER_ERRNO(&h->p) != HPE_OK))

@@ -146,10 +146,14 @@ uint64_t dm_next_seq(void *user)
     return sp_next_seq(d->spool);
 }
 
+/* Only real backpressure (everything in flight at max_buffered_bytes, a
+ * spool that cannot be written) and shutdown: the input window's flow
+ * control pauses lines clients, while HTTP requests, bounded by
+ * max_body_bytes each, go on until the pressure is real. */
 bool dm_busy(void *user)
 {
     dm_daemon *d = user;
-    return d->paused || d->stopping;
+    return d->pressure || d->spool_broken || d->stopping;
 }
 
 /* Runs once per loop iteration after the reads, while replies wait: the
