@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_daemon_http.sh - HTTP ingest with real clients (issue 21): parqd
-# with an http input (sync: batch) and a second one with a bearer token;
+# with an http input (sync: batch), a second one with a bearer token and
+# a third on a Unix socket (curl --unix-socket);
 # curl posts 5,000 records to /ingest with --data-binary, 5,000 more
 # gzip-compressed, and probes GET / for the Elasticsearch banner; the
 # official Elasticsearch Node.js client sends 5,000 documents with
@@ -40,6 +41,7 @@ cat >"$T/parqd.yaml" <<EOF
 inputs:
   - {type: http, listen: "127.0.0.1:$PORT"}
   - {type: http, listen: "127.0.0.1:$PORT_A", auth: {bearer_token_file: $T/token}}
+  - {type: http, path: "$T/http.sock"}
 output:
   dir: $T/out
   row_group: {max_rows: 5000}
@@ -76,6 +78,12 @@ ST=$(curl -s -o "$T/curlgz.reply" -w '%{http_code}' -H 'Content-Encoding: gzip' 
 check "curl gzip of $N records: 200" test "$ST" = 200
 check "its reply counts $N accepted" grep -q "\"accepted\":$N,\"rejected\":0" "$T/curlgz.reply"
 
+# HTTP over the Unix socket input.
+for i in $(seq 0 99); do printf '{"src":"unix","i":%d}\n' "$i"; done >"$T/unix.ndjson"
+ST=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$T/http.sock" \
+    --data-binary @"$T/unix.ndjson" "http://parqd/ingest")
+check "curl over the http Unix socket input: 200" test "$ST" = 200
+
 # The official Elasticsearch client.
 if node_tool http_clients.mjs es-bulk --url "http://127.0.0.1:$PORT" --n "$N" >"$T/es.out" 2>&1; then
     ok "@elastic/elasticsearch helpers.bulk sent $N documents ($(tail -n 1 "$T/es.out" | cut -c1-120))"
@@ -105,6 +113,11 @@ while read -r verdict rest; do
 done <"$T/hostile.out"
 grep -q 'the right bearer token' "$T/hostile.out" || bad "hostile clients ran" "$(tail -n 3 "$T/hostile.out")"
 check "parqd is alive after the hostile clients" alive "$DPID"
+HWM=$(proc_kb "$DPID" VmHWM)
+note "peak RSS after the hostile clients (1,000 idle connections, a gzip bomb, 100 MiB announced): $((HWM / 1024)) MiB"
+if ! sanitized_build; then
+    check "peak RSS stays below 300 MiB" test "$HWM" -lt $((300 * 1024))
+fi
 
 M=$(http_get 127.0.0.1 "$PORT_M" /metrics)
 check "metrics count 200s on /ingest" test "$(metric "$M" 'parqd_http_requests_total{endpoint="ingest",status="200"}')" -ge 3
@@ -125,6 +138,7 @@ for src in curl curlgz es; do
         grep -q "{\"src\":\"$src\",\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))}" <<<"$R"
 done
 check "hostile: only the two good requests landed" grep -q '{"src":"hostile","n":"2"' <<<"$R"
+check "unix: 100 records landed exactly once" grep -q '{"src":"unix","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"
 R=$(duck "SELECT src, count(*) AS n, count(DISTINCT uid) AS d, min(uid) AS lo, max(uid) AS hi
           FROM (SELECT CAST(variant_extract(variant_extract(event, 'attributes'), 'src') AS VARCHAR) AS src,
                        CAST(variant_extract(variant_extract(event, 'attributes'), 'user.id') AS INT) AS uid
