@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_daemon_http.sh - HTTP ingest with real clients (issue 21): parqd
 # with an http input (sync: batch), a second one with a bearer token and
-# a third on a Unix socket (curl --unix-socket);
+# a third on a Unix socket (curl --unix-socket), a fourth with TLS;
 # curl posts 5,000 records to /ingest with --data-binary, 5,000 more
 # gzip-compressed, and probes GET / for the Elasticsearch banner; the
 # official Elasticsearch Node.js client sends 5,000 documents with
@@ -30,7 +30,10 @@ if [ ! -d "$INTEROP/node_modules/@elastic/elasticsearch" ]; then
     finish
 fi
 
+. "$LIB_DIR/pki.sh"
+pki_make "$T/pki" >/dev/null 2>&1 || { bad "test PKI" "openssl could not make it"; finish; }
 PORT=$(free_port)
+PORT_S=$(free_port)
 PORT_A=$(free_port)
 PORT_M=$(free_port)
 DLOG="$T/parqd.log"
@@ -42,6 +45,7 @@ inputs:
   - {type: http, listen: "127.0.0.1:$PORT"}
   - {type: http, listen: "127.0.0.1:$PORT_A", auth: {bearer_token_file: $T/token}}
   - {type: http, path: "$T/http.sock"}
+  - {type: http, listen: "127.0.0.1:$PORT_S", tls: {cert: $T/pki/server.crt, key: $T/pki/server.key}}
 output:
   dir: $T/out
   row_group: {max_rows: 5000}
@@ -83,6 +87,18 @@ for i in $(seq 0 99); do printf '{"src":"unix","i":%d}\n' "$i"; done >"$T/unix.n
 ST=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$T/http.sock" \
     --data-binary @"$T/unix.ndjson" "http://parqd/ingest")
 check "curl over the http Unix socket input: 200" test "$ST" = 200
+
+# HTTPS: replies go back through TLS; two requests on one keep-alive connection.
+for i in $(seq 0 99); do printf '{"src":"https","i":%d}\n' "$i"; done >"$T/https.ndjson"
+head -n 50 "$T/https.ndjson" >"$T/https1.ndjson"
+tail -n 50 "$T/https.ndjson" >"$T/https2.ndjson"
+OUT=$(curl -s --cacert "$T/pki/ca.crt" -w '%{http_code} %{num_connects}\n' -o /dev/null \
+    --data-binary @"$T/https1.ndjson" "https://localhost:$PORT_S/ingest" --next \
+    --cacert "$T/pki/ca.crt" -w '%{http_code} %{num_connects}\n' -o /dev/null \
+    --data-binary @"$T/https2.ndjson" "https://localhost:$PORT_S/ingest" \
+    --resolve "localhost:$PORT_S:127.0.0.1")
+check "curl over TLS, two requests on one connection: 200 200 ($(tr '\n' ' ' <<<"$OUT"))" \
+    test "$(tr '\n' ' ' <<<"$OUT")" = "200 1 200 0 "
 
 # The official Elasticsearch client.
 if node_tool http_clients.mjs es-bulk --url "http://127.0.0.1:$PORT" --n "$N" >"$T/es.out" 2>&1; then
@@ -138,6 +154,7 @@ for src in curl curlgz es; do
         grep -q "{\"src\":\"$src\",\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))}" <<<"$R"
 done
 check "hostile: only the two good requests landed" grep -q '{"src":"hostile","n":"2"' <<<"$R"
+check "https: 100 records landed exactly once" grep -q '{"src":"https","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"
 check "unix: 100 records landed exactly once" grep -q '{"src":"unix","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"
 R=$(duck "SELECT src, count(*) AS n, count(DISTINCT uid) AS d, min(uid) AS lo, max(uid) AS hi
           FROM (SELECT CAST(variant_extract(variant_extract(event, 'attributes'), 'src') AS VARCHAR) AS src,
