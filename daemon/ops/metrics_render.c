@@ -175,8 +175,6 @@ static void render_http_requests(mt_out *o)
     for (int e = 0; e < DM_HTTP_EP_COUNT; e++)
         for (int i = 0; i < DM_HTTP_STATUS_COUNT; i++) {
             uint64_t v = dm_get(&dm_counters_global.http_requests[e][i]);
-            if (v == 0)
-                continue;
             char st[16];
             if (i < DM_HTTP_STATUS_COUNT - 1)
                 snprintf(st, sizeof st, "%d", statuses[i]);

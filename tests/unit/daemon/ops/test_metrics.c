@@ -296,7 +296,8 @@ static int check_exposition(const char *body)
                 assert_false(f->typed);
                 f->typed = true;
                 snprintf(f->type, sizeof f->type, "%.*s", (int)(eol - sp - 1), sp + 1);
-                assert_true(strcmp(f->type, "counter") == 0 || strcmp(f->type, "gauge") == 0);
+                assert_true(strcmp(f->type, "counter") == 0 || strcmp(f->type, "gauge") == 0 ||
+                            strcmp(f->type, "histogram") == 0);
             }
         } else {
             assert_int_not_equal(line[0], '#');
@@ -306,6 +307,15 @@ static int check_exposition(const char *body)
             if (!metric_name(line, nlen))
                 fail_msg("bad sample line '%.*s'", (int)len, line);
             family *f = find_family(fam, nf, line, nlen);
+            /* a histogram's samples: <name>_bucket, <name>_sum, <name>_count */
+            static const char *const hsuffix[] = {"_bucket", "_sum", "_count"};
+            for (int k = 0; f == NULL && k < 3; k++) {
+                size_t sl = strlen(hsuffix[k]);
+                if (nlen > sl && memcmp(line + nlen - sl, hsuffix[k], sl) == 0)
+                    f = find_family(fam, nf, line, nlen - sl);
+                if (f != NULL && strcmp(f->type, "histogram") != 0)
+                    f = NULL;
+            }
             if (f == NULL || !f->help || !f->typed)
                 fail_msg("sample '%.*s' without HELP and TYPE first", (int)len, line);
             f->samples++;
