@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "utf8.h"
+
 /* ---- shared pieces -------------------------------------------------- */
 
 int ot_put_time(pq_buf *b, uint64_t ns)
@@ -59,45 +61,10 @@ int ot_put_base64(pq_buf *b, const uint8_t *p, size_t n)
     return rc ? rc : pq_buf_push(b, '"');
 }
 
-/* RFC 3629 UTF-8 (protobuf strings must be; a record must be valid JSON):
- * no overlongs, no surrogates, nothing above U+10FFFF. */
-static bool utf8_ok(const uint8_t *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        uint8_t c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint8_t lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) {
-            k = 1;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            k = 2;
-            lo = c == 0xE0 ? 0xA0 : 0x80;
-            hi = c == 0xED ? 0x9F : 0xBF;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            k = 3;
-            lo = c == 0xF0 ? 0x90 : 0x80;
-            hi = c == 0xF4 ? 0x8F : 0xBF;
-        } else {
-            return false;
-        }
-        if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
-            return false;
-        for (size_t j = 2; j <= k; j++)
-            if ((s[i + j] & 0xC0) != 0x80)
-                return false;
-        i += k + 1;
-    }
-    return true;
-}
-
 /* A protobuf string as a JSON string; PQ_EPARSE when not UTF-8. */
 static int put_str(pq_buf *b, const uint8_t *p, size_t n)
 {
-    if (!utf8_ok(p, n))
+    if (!utf8_valid(p, n))   /* protobuf strings must be; a record must be JSON */
         return PQ_EPARSE;
     return hp_json_str(b, (const char *)p, n) == 0 ? 0 : PQ_ENOMEM;
 }
