@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "batch.h"
 #include "framer.h"
+
+#define HB_INDEX_MAX 180         /* with a peer of at most 63 bytes, under SP_SOURCE_MAX */
 
 static const char *const hb_kinds[] = {"index", "create", "update", "delete"};
 
@@ -115,12 +118,43 @@ static void item_error(hb_run *b, const char *kind, const char *reason)
     b->errors = true;
 }
 
+/* An index name that can ride in a source (batch.h PL_INDEX_TAG): no
+ * blanks or control bytes (Elasticsearch refuses those too), and short
+ * enough for the spool's source field beside the peer. */
+static bool index_ok(const char *s, size_t n)
+{
+    if (n > HB_INDEX_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= ' ' || s[i] == '\x7f')
+            return false;
+    return true;
+}
+
+/* The record's source: the peer, and its index after PL_INDEX_TAG. */
+static const char *doc_source(hb_run *b, char *buf, size_t cap)
+{
+    const char *ix = b->a.index_len > 0 ? b->a.index : b->dflt;
+    size_t n = b->a.index_len > 0 ? b->a.index_len : b->dflt_len;
+    if (n == 0)
+        return b->ctx->source;
+    snprintf(buf, cap, "%s" PL_INDEX_TAG "%.*s", b->ctx->source, (int)n, ix);
+    return buf;
+}
+
 static int deliver_doc(hb_run *b, const fr_line *l)
 {
     const ls_callbacks *cb = b->ctx->cb;
     const char *kind = hb_kinds[b->a.kind];
     uint64_t seq = cb->next_seq ? cb->next_seq(cb->user) : 0;
-    int rc = cb->on_line(cb->user, b->ctx->source, l);
+    char src[384];
+    if (!index_ok(b->a.index_len > 0 ? b->a.index : b->dflt,
+                  b->a.index_len > 0 ? b->a.index_len : b->dflt_len)) {
+        item_error(b, kind, "invalid index name (blanks, control characters, or longer than "
+                   "180 bytes)");
+        return 0;
+    }
+    int rc = cb->on_line(cb->user, doc_source(b, src, sizeof src), l);
     if (rc != 0)
         return b->fail = rc;
     if (l->oversized) {

@@ -153,6 +153,13 @@ for src in curl curlgz es; do
     check "$src: $N records landed exactly once" \
         grep -q "{\"src\":\"$src\",\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))}" <<<"$R"
 done
+# _index: the bulk action's index in the default schema's _index column
+# (the ES client sent index logs-es), null for records of other endpoints.
+X=$(duck "SELECT _index AS ix, count(*) AS n FROM read_parquet('$GLOB', hive_partitioning = false)
+          GROUP BY 1 ORDER BY 1 NULLS FIRST")
+echo "by _index: $X"
+check "_index: the $N documents of the Elasticsearch client carry logs-es" grep -q "{\"ix\":\"logs-es\",\"n\":\"$N\"}" <<<"$X"
+check "_index: null for every other record" grep -q "{\"ix\":null,\"n\":\"$((N * 4 + 202))\"}" <<<"$X"
 check "hostile: only the two good requests landed" grep -q '{"src":"hostile","n":"2"' <<<"$R"
 check "https: 100 records landed exactly once" grep -q '{"src":"https","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"
 check "unix: 100 records landed exactly once" grep -q '{"src":"unix","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"

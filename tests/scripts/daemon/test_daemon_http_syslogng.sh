@@ -4,7 +4,7 @@
 # (issue 21): syslog-ng follows a file of 5,000 lines and posts them to
 # /_bulk in batches of 500 as JSON documents with index("logs-sng").
 # Then SIGTERM to both, and DuckDB over the files: every record landed
-# exactly once.
+# exactly once, with logs-sng in the default schema's _index column.
 #
 #   bash test_daemon_http_syslogng.sh BUILD_DIR [TESTDATA_DIR]
 #
@@ -72,10 +72,12 @@ kill -TERM "$SNG"
 wait_exit "$SNG" 20
 daemon_stop TERM 60
 check "parqd exits 0 on SIGTERM" test "$DSTATUS" = 0
-R=$(duck "SELECT count(*) AS n, count(DISTINCT i) AS d, min(i) AS lo, max(i) AS hi FROM
-          (SELECT CAST(variant_extract(event, 'i') AS INT) AS i
+R=$(duck "SELECT count(*) AS n, count(DISTINCT i) AS d, min(i) AS lo, max(i) AS hi,
+                 count(*) FILTER (WHERE ix = 'logs-sng') AS ix FROM
+          (SELECT CAST(variant_extract(event, 'i') AS INT) AS i, _index AS ix
            FROM read_parquet('$T/out/**/*.parquet', hive_partitioning = false)
            WHERE CAST(variant_extract(event, 'src') AS VARCHAR) = 'sng')")
 echo "landed: $R"
 check "$N records landed exactly once" grep -q "\"n\":\"$N\",\"d\":\"$N\",\"lo\":0,\"hi\":$((N - 1))" <<<"$R"
+check "each has _index logs-sng, the action's index" grep -q "\"ix\":\"$N\"" <<<"$R"
 finish
