@@ -180,6 +180,17 @@ async function hostile(o) {
     else fail('a request is answered with 1,000 idle connections open', `status ${r.status}`);
   } catch (e) { fail('a request is answered with 1,000 idle connections open', e.message); }
   idle.forEach(s => s.destroy());
+  // The metrics port: 200 idle connections, then a scrape is still answered.
+  if (o['metrics-port']) {
+    const M = Number(o['metrics-port']);
+    const idleM = [];
+    for (let i = 0; i < 200; i++) { const s = net.connect(M, H); s.on('error', () => {}); idleM.push(s); }
+    await sleep(300);
+    const r = await raw(H, M, ['GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'], 5000);
+    if (status(r) === '200') pass('a scrape is answered with 200 idle connections on the metrics port');
+    else fail('a scrape is answered with 200 idle connections on the metrics port', `${status(r)} ${r.why}`);
+    idleM.forEach(s => s.destroy());
+  }
   // 100 MiB body: refused by its Content-Length, before it is read.
   await expectStatus('a 100 MiB body gets 413 and a close',
     raw(H, P, ['POST /ingest HTTP/1.1\r\nContent-Length: 104857600\r\n\r\n', Buffer.alloc(1 << 20, 'a')]), 413);

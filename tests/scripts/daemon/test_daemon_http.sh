@@ -120,7 +120,7 @@ done
 
 # Hostile clients, on the open port and on the one with a token.
 node_tool http_clients.mjs hostile --host 127.0.0.1 --port "$PORT" --auth-port "$PORT_A" \
-    --token "$TOKEN" >"$T/hostile.out" 2>&1
+    --token "$TOKEN" --metrics-port "$PORT_M" >"$T/hostile.out" 2>&1
 while read -r verdict rest; do
     case $verdict in
     PASS) ok "$rest" ;;
