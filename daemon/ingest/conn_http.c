@@ -47,7 +47,7 @@ static int http_open(ls_conn *c)
     if (ch == NULL)
         return UV_ENOMEM;
     hp_limits lim = {.max_body_bytes = c->listener->max_body_bytes,
-                     .max_line_bytes = s->max_line_bytes};
+                     .max_line_bytes = s->max_line_bytes, .bodies = &s->http_bodies};
     hp_io io = {.user = c, .write = io_write, .end = io_end, .hold = io_hold, .wait = io_wait};
     ch->hp = hp_conn_new(&lim, cn_source(c), &s->cb, c->listener->auth, &io);
     if (ch->hp == NULL) {

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "connection.h"
 #include "counters.h"
+#include "http_conn.h"
 #include "listener_cb.h"
 #include "lsock.h"
 #include "tls.h"
@@ -142,6 +143,7 @@ struct ls_server {
     uint64_t refused_log_ms[DM_REFUSE_COUNT], accept_err_log_ms;
     uint64_t refused_unlogged[DM_REFUSE_COUNT];
     ls_conn *whead;              /* connections awaiting spool durability (http) */
+    hp_budget http_bodies;       /* request bodies held by all http connections */
     uint64_t durable;            /* records < this are in the spool per spool.sync */
     char rbuf[LS_READ_BUF];
     char pbuf[LS_READ_BUF];      /* TLS: plaintext decrypted from rbuf */

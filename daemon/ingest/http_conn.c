@@ -58,6 +58,7 @@ struct hp_conn {
     bool has_authz, cl_seen, te_seen, too_big;
     z_stream *z;                 /* gzip body */
     pq_buf body;
+    size_t charged;              /* body bytes counted in lim.bodies */
     uint64_t delivered;          /* records this feed: on_read_done */
     /* replies */
     hp_queued *qhead, *qtail;
@@ -181,6 +182,13 @@ static void queue_reply(hp_conn *h, hp_reply *r, uint64_t need, bool close)
         h->io.hold(h->io.user, true);
 }
 
+static void release_body(hp_conn *h)
+{
+    if (h->lim.bodies != NULL)
+        h->lim.bodies->used -= h->charged;
+    h->charged = 0;
+}
+
 /* A refusal: the reply, then the connection ends (the rest of what the
  * peer sent is never parsed). */
 static int refuse(hp_conn *h, int status, const char *type, const char *reason)
@@ -190,6 +198,8 @@ static int refuse(hp_conn *h, int status, const char *type, const char *reason)
     hp_reply_error(&r, status, type, reason);
     queue_reply(h, &r, 0, true);
     pq_buf_free(&r.body);
+    release_body(h);             /* what was read of it is dropped now */
+    pq_buf_reset(&h->body);
     h->stop = true;
     return 1;                    /* stops http_parser_execute */
 }
@@ -198,6 +208,7 @@ static int refuse(hp_conn *h, int status, const char *type, const char *reason)
 
 static void reset_request(hp_conn *h)
 {
+    release_body(h);
     h->in_msg = h->in_headers_done = false;
     h->hdr_bytes = h->n_hdrs = h->url_len = h->name_len = 0;
     h->in_value = false;
@@ -351,9 +362,16 @@ static int on_headers_complete(http_parser *p)
 
 static int body_add(hp_conn *h, const char *at, size_t n)
 {
+    hp_budget *b = h->lim.bodies;
     if (h->body.len + n > h->lim.max_body_bytes)
         return refuse(h, 413, "content_too_long", h->z ? "inflated body exceeds max_body_bytes"
                                                       : "body exceeds max_body_bytes");
+    if (b != NULL && b->used + n > b->cap)
+        return refuse(h, 429, "es_rejected_execution_exception",
+                      "too many request bodies in flight: retry later");
+    if (b != NULL)
+        b->used += n;
+    h->charged += n;
     if (pq_buf_append(&h->body, at, n) != 0)
         return refuse(h, 500, "internal_error", "out of memory");
     return 0;

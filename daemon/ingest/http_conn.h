@@ -38,9 +38,17 @@
 #define HP_HEADER_TIMEOUT_MS 10000       /* first byte to the end of the headers */
 #define HP_MAX_QUEUED 64                 /* replies waiting before reading stops */
 
+/* Request bodies held at once by all the connections sharing it (one per
+ * server): a request whose body would pass cap is answered 429, so a
+ * thousand clients each sending max_body_bytes cannot exhaust memory. */
+typedef struct hp_budget {
+    size_t used, cap;
+} hp_budget;
+
 typedef struct hp_limits {
     uint64_t max_body_bytes;
     size_t max_line_bytes;
+    hp_budget *bodies;           /* kept, not copied; NULL: no shared bound */
 } hp_limits;
 
 /* What the connection does on its socket. */

@@ -561,6 +561,8 @@ void ls_server_set_limits(ls_server *s, const cf_config *cf)
         s->max_line_bytes = cf->limits.max_line_bytes;
     s->max_connections = cf->limits.max_connections;    /* 0: no limit */
     s->idle_timeout_ms = cf->limits.idle_timeout_ms;
+    /* HTTP bodies in memory at once: a quarter of what may be in flight */
+    s->http_bodies.cap = cf->limits.max_buffered_bytes / 4;
     if (s->sweep.data == s)      /* the timer exists (not yet during ls_server_new) */
         schedule_sweep(s);
 }

@@ -65,7 +65,7 @@ static uint64_t f_next_seq(void *u) { return ((fake *)u)->next_seq; }
 static void f_want(void *u) { ((fake *)u)->want_durable++; }
 static bool f_busy(void *u) { return ((fake *)u)->busy; }
 
-static fake *fake_new(uint64_t max_body, const hp_auth *auth)
+static fake *fake_new_shared(uint64_t max_body, const hp_auth *auth, hp_budget *bodies)
 {
     fake *f = calloc(1, sizeof *f);
     assert_non_null(f);
@@ -73,10 +73,15 @@ static fake *fake_new(uint64_t max_body, const hp_auth *auth)
     f->cb = (ls_callbacks){.user = f, .on_line = f_line, .on_read_done = f_read_done,
                            .next_seq = f_next_seq, .want_durable = f_want, .busy = f_busy};
     f->io = (hp_io){.user = f, .write = f_write, .end = f_end, .hold = f_hold, .wait = f_wait};
-    hp_limits lim = {.max_body_bytes = max_body, .max_line_bytes = 1024};
+    hp_limits lim = {.max_body_bytes = max_body, .max_line_bytes = 1024, .bodies = bodies};
     f->h = hp_conn_new(&lim, "tcp:192.0.2.1:1", &f->cb, auth, &f->io);
     assert_non_null(f->h);
     return f;
+}
+
+static fake *fake_new(uint64_t max_body, const hp_auth *auth)
+{
+    return fake_new_shared(max_body, auth, NULL);
 }
 
 static void fake_free(fake *f)
@@ -298,6 +303,39 @@ static void test_http_bulk_malformed_action_takes_nothing(void **state)
     fake_free(f);
 }
 
+/* Bodies held by all connections together stay under the shared cap: a
+ * request that would pass it gets 429; the bytes go back once a request
+ * is answered or refused. */
+static void test_http_bodies_share_one_budget(void **state)
+{
+    (void)state;
+    hp_budget b = {.cap = 100};
+    fake *a = fake_new_shared(1 << 20, NULL, &b), *c = fake_new_shared(1 << 20, NULL, &b);
+    char body[61];
+    memset(body, ' ', 60);
+    body[59] = '\n';
+    body[60] = '\0';
+    memcpy(body, "{\"k\":1}", 7);
+    feed(a, "POST /ingest HTTP/1.1\r\nContent-Length: 60\r\n\r\n");
+    assert_int_equal(hp_conn_feed(a->h, body, 50), 0);          /* 50 held */
+    feed(c, "POST /ingest HTTP/1.1\r\nContent-Length: 60\r\n\r\n");
+    feed(c, body);                                              /* 50 + 60 > 100 */
+    assert_non_null(strstr(c->out, "HTTP/1.1 429 "));
+    assert_int_equal(c->records, 0);
+    assert_int_equal(b.used, 50);                               /* c's part went back */
+    assert_int_equal(hp_conn_feed(a->h, body + 50, 10), 0);
+    assert_int_equal(a->records, 1);
+    assert_int_equal(b.used, 0);
+    fake_free(c);
+    c = fake_new_shared(1 << 20, NULL, &b);
+    feed(c, "POST /ingest HTTP/1.1\r\nContent-Length: 60\r\n\r\n");
+    feed(c, body);
+    assert_int_equal(c->records, 1);
+    fake_free(a);
+    fake_free(c);
+    assert_int_equal(b.used, 0);
+}
+
 /* A secret file of the given mode in a fresh directory; returns its path. */
 static char *secret_file(const char *text, int mode)
 {
@@ -376,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_http_busy_is_429_with_retry_after),
         cmocka_unit_test(test_http_bulk_items_and_errors),
         cmocka_unit_test(test_http_bulk_malformed_action_takes_nothing),
+        cmocka_unit_test(test_http_bodies_share_one_budget),
         cmocka_unit_test(test_http_bearer_token_checked),
         cmocka_unit_test(test_http_basic_credentials_checked),
     };
