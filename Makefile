@@ -147,6 +147,7 @@ bench: build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
 	bash bench/bench_e2e.sh $(BUILD)
 	bash bench/bench_daemon.sh $(BUILD)
+	bash bench/bench_http.sh $(BUILD)
 	bash bench/bench_compare.sh $(BUILD)
 
 # The Debian package $(BUILD)/parqd_VERSION_ARCH.deb (packaging/deb.cmake),
