@@ -17,7 +17,7 @@ CMAKE_OPTS     = -DPQ_WERROR=$(PQ_WERROR)
 DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
   libuv1-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev \
   libxxhash-dev libssl-dev libyaml-dev libcmocka-dev valgrind time \
-  syslog-ng-core openssl libcurl4-openssl-dev
+  syslog-ng-core syslog-ng-mod-http syslog-ng-scl openssl libcurl4-openssl-dev libhttp-parser-dev
 # For the Debian package (make deb, and its test in make test): the man
 # page's scdoc and lintian; installed by deps-deb, not by `make run`.
 DEB_PACKAGING := scdoc lintian
@@ -162,6 +162,7 @@ bench: deps-s3 build npm
 	@for b in $(BUILD)/bench_*; do [ -x "$$b" ] && "$$b"; done
 	bash bench/bench_e2e.sh $(BUILD)
 	bash bench/bench_daemon.sh $(BUILD)
+	bash bench/bench_http.sh $(BUILD)
 	bash bench/bench_compare.sh $(BUILD)
 	bash bench/bench_s3.sh $(BUILD)
 

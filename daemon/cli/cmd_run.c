@@ -563,7 +563,9 @@ static int start_listeners(dm_daemon *d)
         lg_error("socket activation: %s", e.msg);
         return 1;
     }
-    ls_callbacks cb = {.user = d, .on_line = dm_on_line, .on_read_done = dm_on_read_done};
+    ls_callbacks cb = {.user = d, .on_line = dm_on_line, .on_read_done = dm_on_read_done,
+                       .next_seq = dm_next_seq, .want_durable = dm_want_durable,
+                       .busy = dm_busy};
     int rc = ls_server_new(&d->ls, d->loop, &d->cf, fds, n_fds, &cb, &e);
     lf_free(fds, n_fds);
     if (rc != 0) {
@@ -589,6 +591,8 @@ static void init_handles(dm_daemon *d)
     uv_timer_init(d->loop, &d->watchdog_timer);
     uv_timer_init(d->loop, &d->replay_timer);
     uv_timer_init(d->loop, &d->shutdown_timer);
+    uv_check_init(d->loop, &d->ack_check);
+    d->ack_check.data = d;
     uv_signal_init(d->loop, &d->sig_term);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_hup);

@@ -17,7 +17,11 @@
  * plaintext comes out in the server's pbuf and takes the plaintext path
  * (cn_stream_feed) unchanged. What OpenSSL wants to send (handshake,
  * alerts) goes out with uv_try_write, queued with uv_write only when the
- * socket is full, and a peer that lets CN_TLS_OUT_MAX pile up is closed.
+ * socket is full, and a peer that lets CN_OUT_MAX pile up is closed. Replies
+ * (cn_write: HTTP) take the same way, through TLS when the connection has it.
+ *
+ * Protocols: what the bytes mean is the listener's cn_proto: the lines
+ * protocol below (cn_stream, today's NDJSON), or HTTP (conn_http.c).
  *
  * Unix peers: with allow_uids / allow_gids, SO_PEERCRED (and
  * SO_PEERGROUPS for supplementary groups, where the kernel has it) is
@@ -90,6 +94,38 @@ int cn_stream_finish(cn_stream *st)
     return rc;
 }
 
+/* ---- the lines protocol: NDJSON over a stream (type: tcp, unix) ------- */
+
+const char *cn_source(const ls_conn *c)
+{
+    return c->listener->type == CF_INPUT_TCP ? c->peer : c->listener->source;
+}
+
+static int lines_open(ls_conn *c)
+{
+    return cn_stream_init(&c->st, c->server->max_line_bytes, cn_source(c), &c->server->cb) == 0
+               ? 0 : UV_EINVAL;
+}
+
+static int lines_feed(ls_conn *c, const char *data, size_t len)
+{
+    return cn_stream_feed(&c->st, data, len) == 0 ? 0 : -1;
+}
+
+static void lines_finish(ls_conn *c)
+{
+    cn_stream_finish(&c->st);
+}
+
+static void lines_free(ls_conn *c)
+{
+    cn_stream_free(&c->st);
+}
+
+const cn_proto cn_proto_lines = {
+    .open = lines_open, .feed = lines_feed, .finish = lines_finish, .free = lines_free,
+};
+
 /* ---- the connection on the loop -------------------------------------- */
 
 static void list_unlink(ls_server *s, ls_conn *c)
@@ -154,17 +190,80 @@ void ls_refused(ls_server *s, dm_refuse reason, const char *detail)
 
 /* ---- TLS ----------------------------------------------------------------- */
 
-#define CN_TLS_OUT_MAX ((size_t)256 * 1024)
+#define CN_OUT_MAX ((size_t)256 * 1024)
+#define CN_LINGER_MAX ((size_t)8 << 20)  /* bytes read and dropped after an end */
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    ls_conn *c = req->data;
+    free(req);
+    if (status != 0 && !c->closing)
+        cn_close(c, false);
+}
+
+/* After a reply that ends the connection ("Connection: close", a
+ * refusal): FIN once it is sent, and what the peer still sends (the rest
+ * of a refused body) is read and dropped until it closes, so its
+ * reply is not lost to a reset; CN_LINGER_MAX bounds that, and the idle
+ * timeout a peer that neither sends nor closes. */
+static void linger(ls_conn *c)
+{
+    uv_shutdown_t *req = malloc(sizeof *req);
+    if (req == NULL) {
+        cn_close(c, false);
+        return;
+    }
+    req->data = c;
+    if (uv_shutdown(req, &c->h.stream, on_shutdown) != 0) {
+        free(req);
+        cn_close(c, false);
+    }
+}
 
 typedef struct cn_wreq {
     uv_write_t req;
+    ls_conn *conn;
     char data[];
 } cn_wreq;
 
-static void on_tls_write(uv_write_t *req, int status)
+/* A write finished (or was cancelled by the close: the connection is still
+ * there then, libuv runs these before the close callback). */
+static void on_write(uv_write_t *req, int status)
 {
     (void)status;                /* a failed write shows up as a read error */
-    free(req);
+    cn_wreq *w = (cn_wreq *)req;
+    ls_conn *c = w->conn;
+    free(w);
+    c->writes_pending--;
+    if (c->ending && c->writes_pending == 0 && !c->closing)
+        linger(c);
+}
+
+/* Sends n bytes as they are: what the socket takes now, the rest copied
+ * and queued. 0, or -1 when the peer lets CN_OUT_MAX pile up. */
+static int send_raw(ls_conn *c, const char *data, size_t n)
+{
+    uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
+    int sent = c->writes_pending > 0 ? UV_EAGAIN : uv_try_write(&c->h.stream, &b, 1);
+    if (sent >= 0 && (size_t)sent == n)
+        return 0;
+    if (sent < 0 && sent != UV_EAGAIN)
+        return -1;
+    size_t off = sent > 0 ? (size_t)sent : 0;
+    if (c->h.stream.write_queue_size + (n - off) > CN_OUT_MAX)
+        return -1;
+    cn_wreq *w = malloc(sizeof *w + (n - off));
+    if (w == NULL)
+        return -1;
+    memcpy(w->data, data + off, n - off);
+    w->conn = c;
+    b = uv_buf_init(w->data, (unsigned)(n - off));
+    if (uv_write(&w->req, &c->h.stream, &b, 1, on_write) != 0) {
+        free(w);
+        return -1;
+    }
+    c->writes_pending++;
+    return 0;
 }
 
 /* Sends what OpenSSL queued. 0, or -1 when the peer does not read what
@@ -172,33 +271,45 @@ static void on_tls_write(uv_write_t *req, int status)
 static int tls_flush(ls_conn *c)
 {
     tl_conn *t = &c->tls->t;
+    char chunk[16384];
     size_t n;
     while ((n = tl_conn_pending(t)) > 0) {
-        cn_wreq *w = malloc(sizeof *w + n);
-        if (w == NULL)
+        n = tl_conn_take(t, chunk, n < sizeof chunk ? n : sizeof chunk);
+        if (send_raw(c, chunk, n) != 0)
             return -1;
-        n = tl_conn_take(t, w->data, n);
-        uv_buf_t b = uv_buf_init(w->data, (unsigned)n);
-        int sent = uv_try_write(&c->h.stream, &b, 1);
-        if (sent >= 0 && (size_t)sent == n) {
-            free(w);
-            continue;
-        }
-        size_t off = sent > 0 ? (size_t)sent : 0;
-        b = uv_buf_init(w->data + off, (unsigned)(n - off));
-        if ((sent < 0 && sent != UV_EAGAIN) || c->h.stream.write_queue_size > CN_TLS_OUT_MAX ||
-            uv_write(&w->req, &c->h.stream, &b, 1, on_tls_write) != 0) {
-            free(w);
-            return -1;
-        }
     }
     return 0;
+}
+
+int cn_write(ls_conn *c, const char *data, size_t len)
+{
+    if (c->closing)
+        return -1;
+    if (c->tls == NULL)
+        return send_raw(c, data, len);
+    if (tl_conn_write(&c->tls->t, data, len) != 0)
+        return -1;
+    return tls_flush(c);
+}
+
+void cn_end(ls_conn *c)
+{
+    if (c->closing || c->ending)
+        return;
+    c->ending = true;
+    c->held = false;             /* reading goes on, to drop what still comes */
+    if (!c->server->paused || c->listener->proto->reads_while_paused)
+        cn_read_start(c);
+    if (c->writes_pending == 0)
+        linger(c);
 }
 
 static int tls_sink(void *user, const char *data, size_t len)
 {
     ls_conn *c = user;
-    return cn_stream_feed(&c->st, data, len);
+    if (c->ending)
+        return 0;
+    return c->listener->proto->feed(c, data, len);
 }
 
 static void tls_refuse(ls_conn *c, dm_refuse reason, const char *why)
@@ -213,7 +324,7 @@ static void tls_refuse(ls_conn *c, dm_refuse reason, const char *why)
 static int conn_feed(ls_conn *c, const char *data, size_t len)
 {
     if (c->tls == NULL)
-        return cn_stream_feed(&c->st, data, len) == 0 ? 0 : -1;
+        return c->ending ? 0 : c->listener->proto->feed(c, data, len);
     ls_server *s = c->server;
     char why[256] = "";
     bool was = c->tls->t.established;
@@ -351,6 +462,12 @@ static void on_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
         list_unlink(s, c);
         list_append(s, c);
     }
+    if (c->ending) {             /* after the last reply: dropped */
+        c->linger_bytes += (size_t)nread;
+        if (c->linger_bytes > CN_LINGER_MAX)
+            cn_close(c, false);
+        return;
+    }
     c->in_read = true;
     int rc = conn_feed(c, buf->base, (size_t)nread);
     c->in_read = false;
@@ -362,7 +479,42 @@ static void on_read(uv_stream_t *h, ssize_t nread, const uv_buf_t *buf)
 
 void cn_read_start(ls_conn *c)
 {
-    uv_read_start(&c->h.stream, on_alloc, on_read);
+    if (!c->held)
+        uv_read_start(&c->h.stream, on_alloc, on_read);
+}
+
+void cn_hold(ls_conn *c, bool held)
+{
+    if (c->held == held || c->closing)
+        return;
+    c->held = held;
+    if (held)
+        uv_read_stop(&c->h.stream);
+    else if (!c->server->paused || c->listener->proto->reads_while_paused)
+        cn_read_start(c);
+}
+
+void cn_wait_durable(ls_conn *c, bool wait)
+{
+    ls_server *s = c->server;
+    if (c->waiting == wait)
+        return;
+    c->waiting = wait;
+    if (wait) {
+        c->wprev = NULL;
+        c->wnext = s->whead;
+        if (s->whead != NULL)
+            s->whead->wprev = c;
+        s->whead = c;
+        return;
+    }
+    if (c->wprev != NULL)
+        c->wprev->wnext = c->wnext;
+    else
+        s->whead = c->wnext;
+    if (c->wnext != NULL)
+        c->wnext->wprev = c->wprev;
+    c->wprev = c->wnext = NULL;
 }
 
 void cn_read_stop(ls_conn *c)
@@ -374,7 +526,8 @@ static void on_conn_closed(uv_handle_t *h)
 {
     ls_conn *c = h->data;
     c->server->pending_closes--;
-    cn_stream_free(&c->st);
+    if (c->listener != NULL)
+        c->listener->proto->free(c);
     free(c);
 }
 
@@ -418,11 +571,12 @@ void cn_close(ls_conn *c, bool finish)
         drain_socket(c);
     c->closing = true;
     list_unlink(s, c);
+    cn_wait_durable(c, false);
     s->n_conns--;
     dm_add(&dm_counters_global.connections_open, (uint64_t)-1);
     uv_read_stop(&c->h.stream);
     if (finish)
-        cn_stream_finish(&c->st);
+        c->listener->proto->finish(c);
     if (c->tls != NULL)
         tls_close(c);
     s->pending_closes++;
@@ -495,7 +649,6 @@ int cn_accept(ls_server *s, ls_listener *l)
         return rc;
     }
     c->listener = l;
-    const char *source = l->source;
     char detail[LSK_NAME_MAX + 96];
     if (l->type == CF_INPUT_UNIX && !peer_allowed(c, &l->ids, detail, sizeof detail)) {
         char who[sizeof detail + LSK_NAME_MAX + 40];
@@ -506,7 +659,6 @@ int cn_accept(ls_server *s, ls_listener *l)
     }
     if (l->type == CF_INPUT_TCP) {
         name_peer(c);
-        source = c->peer;
         /* A peer that vanished without FIN/RST is found even with
          * idle_timeout 0. */
         uv_tcp_keepalive(&c->h.tcp, 1, 60);
@@ -515,7 +667,12 @@ int cn_accept(ls_server *s, ls_listener *l)
             return rc;
         }
     }
-    cn_stream_init(&c->st, s->max_line_bytes, source, &s->cb);
+    if ((rc = l->proto->open(c)) != 0) {
+        if (c->tls != NULL)
+            tls_close(c);
+        close_unlisted(c);
+        return rc;
+    }
     c->last_ms = ls_active_ms(s);
     list_append(s, c);
     s->n_conns++;

@@ -26,12 +26,36 @@
 #include "config.h"
 #include "connection.h"
 #include "counters.h"
+#include "http_conn.h"
 #include "listener_cb.h"
 #include "lsock.h"
 #include "tls.h"
 
 /* The server (listener.h declares the same opaque name for its API). */
 typedef struct ls_server ls_server;
+struct ls_conn;
+
+/* A protocol: what a connection does with the bytes it reads (plaintext,
+ * after TLS), chosen per listener by its input's proto. Lines
+ * (connection.c: NDJSON framed by cn_stream) or HTTP (conn_http.c). */
+typedef struct cn_proto {
+    const char *name;            /* "tcp", "unix" or "http" in descriptions */
+    /* After accept, before the first read. 0 or a libuv error. */
+    int (*open)(struct ls_conn *c);
+    /* Bytes read: 0 go on, 1 the protocol ended the stream (close it
+     * once what it wrote is sent), -1 close and drop. */
+    int (*feed)(struct ls_conn *c, const char *data, size_t len);
+    /* The stream ended (EOF, reset, idle, shutdown) and finish: hand on
+     * what is complete. */
+    void (*finish)(struct ls_conn *c);
+    /* The connection closed: free the protocol's state. */
+    void (*free)(struct ls_conn *c);
+    /* Keeps reading while the server is paused (it answers 429 itself). */
+    bool reads_while_paused;
+} cn_proto;
+
+extern const cn_proto cn_proto_lines;
+extern const cn_proto cn_proto_http;
 
 /* One shared read buffer: the loop thread frames each read before the
  * next one, so connections need no buffer of their own. */
@@ -55,7 +79,10 @@ typedef struct ls_peer_ids {
 typedef struct ls_listener {
     ls_handle h;                 /* h.handle.data = this */
     ls_server *server;
-    cf_input_type type;
+    cf_input_type type;          /* the transport */
+    const cn_proto *proto;       /* what its connections speak */
+    uint64_t max_body_bytes;     /* http: inputs[].max_body_bytes */
+    struct hp_auth *auth;        /* http: credentials, NULL for none */
     uint16_t port;               /* tcp: the bound port */
     char *path;                  /* unix: socket file to remove on close, NULL if not ours */
     lsk_unix_bound bound;
@@ -82,7 +109,14 @@ typedef struct ls_conn {
     const ls_listener *listener; /* outlives its connections */
     struct ls_conn *prev, *next; /* server's activity list; unlinked once closing */
     uint64_t last_ms;            /* active clock at the last byte (or accept) */
-    cn_stream st;
+    cn_stream st;                /* lines */
+    struct cn_http *http;        /* http: its requests and replies (conn_http.c) */
+    struct ls_conn *wprev, *wnext; /* server's list of connections awaiting the spool */
+    bool waiting;                /* on that list */
+    bool held;                   /* the protocol stopped reading (replies queued) */
+    bool ending;                 /* close once every write is sent */
+    size_t linger_bytes;         /* read and dropped since ending */
+    size_t writes_pending;       /* uv_write requests in flight */
     bool closing;
     cn_tls *tls;                 /* NULL for plaintext and Unix connections */
     bool in_read;                /* inside read_cb: a close must wait for it */
@@ -108,6 +142,9 @@ struct ls_server {
     bool refused_logged[DM_REFUSE_COUNT], accept_err_logged;
     uint64_t refused_log_ms[DM_REFUSE_COUNT], accept_err_log_ms;
     uint64_t refused_unlogged[DM_REFUSE_COUNT];
+    ls_conn *whead;              /* connections awaiting spool durability (http) */
+    hp_budget http_bodies;       /* request bodies held by all http connections */
+    uint64_t durable;            /* records < this are in the spool per spool.sync */
     char rbuf[LS_READ_BUF];
     char pbuf[LS_READ_BUF];      /* TLS: plaintext decrypted from rbuf */
 };
@@ -138,6 +175,24 @@ void cn_refuse(ls_server *s, ls_listener *l);
  * inside it. */
 void cn_close(ls_conn *c, bool finish);
 void cn_read_start(ls_conn *c);
+/* The source records from c carry: its peer (tcp) or socket path (unix). */
+const char *cn_source(const ls_conn *c);
 void cn_read_stop(ls_conn *c);
+/* Sends len bytes (through TLS when the connection has it): written at
+ * once or queued (copied). 0, or -1 when the peer does not read what it is
+ * sent (more than CN_OUT_MAX queued) or memory ran out. */
+int cn_write(ls_conn *c, const char *data, size_t len);
+/* Closes once everything written is sent (HTTP's "Connection: close"). */
+void cn_end(ls_conn *c);
+/* Stops / starts reading for the protocol's own flow control (replies
+ * queued); the server's pause and resume respect it. */
+void cn_hold(ls_conn *c, bool held);
+/* Puts c on / takes it off the server's list of connections awaiting the
+ * spool (ls_server_durable walks it). */
+void cn_wait_durable(ls_conn *c, bool wait);
+
+/* conn_http.c: the spool reached durable: send the replies that waited
+ * for it. */
+void cn_http_durable(ls_conn *c, uint64_t durable);
 
 #endif

@@ -71,6 +71,7 @@ typedef struct dm_daemon {
     uv_timer_t batch_timer, tick_timer, retry_timer, watchdog_timer, shutdown_timer;
     uv_signal_t sig_term, sig_int, sig_hup;
     uv_timer_t replay_timer;
+    uv_check_t ack_check;            /* HTTP replies wait for the spool: group commit */
     bool handles_ready;
     bool stopping;
     bool listeners_closing;
@@ -82,6 +83,13 @@ typedef struct dm_daemon {
 /* ingest.c */
 int dm_on_line(void *user, const char *source, const fr_line *line);
 void dm_on_read_done(void *user);
+/* HTTP inputs (listener_cb.h): the seq the next record gets; arms the
+ * group commit (once per loop iteration, after its reads: one flush and,
+ * per spool.sync, one fsync for every request waiting); whether new
+ * requests get 429. */
+uint64_t dm_next_seq(void *user);
+void dm_want_durable(void *user);
+bool dm_busy(void *user);
 /* Flushes the spool (and fsyncs it with sync); on failure reading pauses
  * until a flush works. 0 or the error. */
 int dm_flush_spool(dm_daemon *d, bool sync);

@@ -138,6 +138,42 @@ void dm_on_read_done(void *user)
         dm_submit_batch(d);
 }
 
+/* ---- acknowledged inputs (HTTP) ------------------------------------------- */
+
+uint64_t dm_next_seq(void *user)
+{
+    dm_daemon *d = user;
+    return sp_next_seq(d->spool);
+}
+
+/* Only real backpressure (everything in flight at max_buffered_bytes, a
+ * spool that cannot be written) and shutdown: the input window's flow
+ * control pauses lines clients, while HTTP requests, bounded by
+ * max_body_bytes each, go on until the pressure is real. */
+bool dm_busy(void *user)
+{
+    dm_daemon *d = user;
+    return d->pressure || d->spool_broken || d->stopping;
+}
+
+/* Runs once per loop iteration after the reads, while replies wait: the
+ * requests read in this iteration share one flush and one fsync. */
+static void on_ack_check(uv_check_t *h)
+{
+    dm_daemon *d = h->data;
+    if (dm_flush_spool(d, d->cf.spool.sync != CF_SYNC_NONE) == 0)
+        ls_server_durable(d->ls, sp_flushed_seq(d->spool));
+    if (!ls_server_waiting(d->ls))
+        uv_check_stop(h);
+}
+
+void dm_want_durable(void *user)
+{
+    dm_daemon *d = user;
+    if (!uv_is_active((uv_handle_t *)&d->ack_check))
+        uv_check_start(&d->ack_check, on_ack_check);
+}
+
 /* ---- backpressure --------------------------------------------------------- */
 
 /* Lines read but not yet parsed: beyond a few batches per core they only

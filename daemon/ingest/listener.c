@@ -28,11 +28,15 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "http_auth.h"
 #include "log.h"
 
 /* A listener to be: the fd and what is needed to wrap and describe it. */
 typedef struct ls_plan {
     cf_input_type type;
+    cf_input_proto proto;
+    uint64_t max_body_bytes;     /* http */
+    hp_auth *auth;               /* http: loaded before binding too */
     int fd;                      /* -1 until bound or adopted */
     char *path;                  /* unix socket file bound here (ours to remove) */
     lsk_unix_bound bound;
@@ -94,12 +98,14 @@ static int secure_input(const cf_input *in, size_t i, tl_ctx **tls, ls_peer_ids 
 
 static void describe_input(ls_plan *p, size_t i, const cf_input *in)
 {
+    bool http = in->proto == CF_PROTO_HTTP;
     if (in->type == CF_INPUT_TCP) {
         bool v6 = strchr(in->listen.host, ':') != NULL;
-        snprintf(p->desc, sizeof p->desc, "inputs[%zu] tcp %s%s%s:%u", i, v6 ? "[" : "",
-                 in->listen.host, v6 ? "]" : "", (unsigned)in->listen.port);
+        snprintf(p->desc, sizeof p->desc, "inputs[%zu] %s %s%s%s:%u", i, http ? "http" : "tcp",
+                 v6 ? "[" : "", in->listen.host, v6 ? "]" : "", (unsigned)in->listen.port);
     } else {
-        snprintf(p->desc, sizeof p->desc, "inputs[%zu] unix %s", i, in->path);
+        snprintf(p->desc, sizeof p->desc, "inputs[%zu] %s %s", i, http ? "http unix" : "unix",
+                 in->path);
         snprintf(p->source, sizeof p->source, "unix:%s", in->path);
     }
 }
@@ -176,6 +182,7 @@ static void unplan(ls_plan *plans, size_t n)
             lsk_unix_unlink(plans[i].path, &plans[i].bound);
         free(plans[i].path);
         tl_ctx_unref(plans[i].tls);
+        hp_auth_free(plans[i].auth);
         ids_free(&plans[i].ids);
     }
     free(plans);
@@ -198,9 +205,13 @@ static int plan_all(const cf_config *cf, const ls_inherited *ih, size_t n_ih, ls
         ls_plan *p = &plans[n];
         p->fd = -1;
         p->type = in->type;
+        p->proto = in->proto;
+        p->max_body_bytes = in->http.max_body_bytes;
         p->input = (int)i;
         describe_input(p, i, in);
         if ((rc = secure_input(in, i, &p->tls, &p->ids, err)) != 0)
+            break;
+        if (in->proto == CF_PROTO_HTTP && (rc = hp_auth_load(&p->auth, &in->http, i, err)) != 0)
             break;
         size_t j = 0;
         while (j < n_ih && (used[j] || !matches(in, &addrs[j])))
@@ -238,6 +249,7 @@ static void free_listener(ls_listener *l)
 {
     free(l->path);
     tl_ctx_unref(l->tls);
+    hp_auth_free(l->auth);
     ids_free(&l->ids);
     free(l);
 }
@@ -280,6 +292,10 @@ static int wrap(ls_server *s, ls_plan *p, ls_listener **out, pq_err *err)
     l->input = p->input;
     l->tls = p->tls;
     l->ids = p->ids;
+    l->proto = p->proto == CF_PROTO_HTTP ? &cn_proto_http : &cn_proto_lines;
+    l->max_body_bytes = p->max_body_bytes;
+    l->auth = p->auth;
+    p->auth = NULL;
     p->path = NULL;
     p->tls = NULL;
     memset(&p->ids, 0, sizeof p->ids);
@@ -545,6 +561,8 @@ void ls_server_set_limits(ls_server *s, const cf_config *cf)
         s->max_line_bytes = cf->limits.max_line_bytes;
     s->max_connections = cf->limits.max_connections;    /* 0: no limit */
     s->idle_timeout_ms = cf->limits.idle_timeout_ms;
+    /* HTTP bodies in memory at once: a quarter of what may be in flight */
+    s->http_bodies.cap = cf->limits.max_buffered_bytes / 4;
     if (s->sweep.data == s)      /* the timer exists (not yet during ls_server_new) */
         schedule_sweep(s);
 }
@@ -557,7 +575,8 @@ void ls_server_pause(ls_server *s)
     s->pause_start_ns = uv_hrtime();
     s->paused = true;
     for (ls_conn *c = s->head; c != NULL; c = c->next)
-        cn_read_stop(c);
+        if (!c->listener->proto->reads_while_paused)
+            cn_read_stop(c);
     uv_timer_stop(&s->sweep);
     dm_set(&dm_counters_global.backpressure_active, 1);
 }
@@ -658,4 +677,21 @@ void ls_server_destroy(ls_server *s)
         free_listener(s->listeners[i]);
     free(s->listeners);
     free(s);
+}
+
+void ls_server_durable(ls_server *s, uint64_t durable)
+{
+    if (durable > s->durable)
+        s->durable = durable;
+    ls_conn *c = s->whead;
+    while (c != NULL) {
+        ls_conn *next = c->wnext;    /* the call may take c off the list */
+        cn_http_durable(c, s->durable);
+        c = next;
+    }
+}
+
+bool ls_server_waiting(const ls_server *s)
+{
+    return s->whead != NULL;
 }

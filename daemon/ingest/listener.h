@@ -101,6 +101,12 @@ int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **
 void ls_server_commit_security(ls_server *s, ls_security *sec);
 void ls_security_free(ls_security *sec);
 
+/* The spool holds every record < durable as durably as spool.sync says:
+ * HTTP replies waiting for that are sent (ls_callbacks.want_durable). */
+void ls_server_durable(ls_server *s, uint64_t durable);
+/* Whether any HTTP reply still waits for the spool. */
+bool ls_server_waiting(const ls_server *s);
+
 /* Shutdown, step 1: closes the listeners (no new connections). */
 void ls_server_stop_accepting(ls_server *s);
 /* Step 2: reads what the kernel already received from each connection

@@ -9,6 +9,9 @@
 #ifndef PQ_LISTENER_CB_H
 #define PQ_LISTENER_CB_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "framer.h"
 
 typedef struct ls_callbacks {
@@ -18,6 +21,16 @@ typedef struct ls_callbacks {
      * Returns 0; non-zero closes the connection. */
     int (*on_line)(void *user, const char *source, const fr_line *line);
     void (*on_read_done)(void *user);
+    /* HTTP inputs only (NULL for lines-only servers): */
+    /* The seq the next accepted record gets: a request's records are all
+     * below it once on_line returned for each. */
+    uint64_t (*next_seq)(void *user);
+    /* A reply waits for the spool: make it durable soon (per spool.sync)
+     * and report with ls_server_durable (group commit: once per loop
+     * iteration, however many requests wait). */
+    void (*want_durable)(void *user);
+    /* Whether the daemon is behind (reading paused): new requests get 429. */
+    bool (*busy)(void *user);
 } ls_callbacks;
 
 #endif

@@ -387,6 +387,24 @@ tl_result tl_conn_feed(tl_conn *t, const void *data, size_t len, char *plain, si
     }
 }
 
+int tl_conn_write(tl_conn *t, const void *data, size_t len)
+{
+    if (t->ssl == NULL || !t->established)
+        return -1;
+    /* A memory BIO takes everything: SSL_write returns len or fails. */
+    while (len > 0) {
+        int n = len > INT32_MAX ? INT32_MAX : (int)len;
+        int w = SSL_write(t->ssl, data, n);
+        if (w <= 0) {
+            ERR_clear_error();
+            return -1;
+        }
+        data = (const char *)data + w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 size_t tl_conn_pending(const tl_conn *t)
 {
     return t->net_out != NULL ? BIO_ctrl_pending(t->net_out) : 0;

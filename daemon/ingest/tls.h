@@ -86,7 +86,10 @@ void tl_conn_free(tl_conn *t);
 tl_result tl_conn_feed(tl_conn *t, const void *data, size_t len, char *plain, size_t cap,
                        tl_sink sink, void *user, char *why, size_t why_cap);
 
-/* Ciphertext waiting to be sent (handshake records, alerts). */
+/* Encrypts len plaintext bytes (a reply) into the pending ciphertext.
+ * 0, or -1 before the handshake finished or on failure. */
+int tl_conn_write(tl_conn *t, const void *data, size_t len);
+/* Ciphertext waiting to be sent (handshake records, alerts, replies). */
 size_t tl_conn_pending(const tl_conn *t);
 /* Moves up to cap pending bytes into out; returns how many. */
 size_t tl_conn_take(tl_conn *t, void *out, size_t cap);

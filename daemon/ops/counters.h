@@ -30,6 +30,18 @@ typedef enum dm_refuse {
     DM_REFUSE_COUNT
 } dm_refuse;
 
+/* HTTP inputs: requests by endpoint and status (metrics_render.c names them). */
+typedef enum dm_http_ep {
+    DM_HTTP_EP_INGEST, DM_HTTP_EP_BULK, DM_HTTP_EP_OTLP, DM_HTTP_EP_ROOT, DM_HTTP_EP_OTHER,
+    DM_HTTP_EP_COUNT
+} dm_http_ep;
+#define DM_HTTP_STATUSES {200, 400, 401, 404, 405, 408, 413, 415, 429, 431, 500, 503}
+#define DM_HTTP_STATUS_COUNT 13          /* the list above and one for any other */
+/* Acknowledgement latency buckets, upper bounds in microseconds. */
+#define DM_HTTP_ACK_BUCKETS_US {500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, \
+                                250000, 500000, 1000000, 2500000}
+#define DM_HTTP_ACK_BUCKET_COUNT 13      /* the bounds above and +Inf */
+
 typedef struct dm_counters {
     /* ingest (loop thread) */
     _Atomic uint64_t records_received;   /* framed lines, oversized included */
@@ -41,6 +53,13 @@ typedef struct dm_counters {
     _Atomic uint64_t connections_open;      /* gauge */
     _Atomic uint64_t backpressure_us;       /* total time reading was paused */
     _Atomic uint64_t backpressure_active;   /* gauge: 1 while paused */
+    /* HTTP inputs (loop thread) */
+    _Atomic uint64_t http_requests[DM_HTTP_EP_COUNT][DM_HTTP_STATUS_COUNT];
+    _Atomic uint64_t http_records;          /* accepted into the spool */
+    _Atomic uint64_t http_body_bytes;       /* as received (before gzip decoding) */
+    _Atomic uint64_t http_ack_us_bucket[DM_HTTP_ACK_BUCKET_COUNT]; /* not cumulative */
+    _Atomic uint64_t http_ack_us_sum;
+    _Atomic uint64_t http_ack_count;
     /* spool (loop thread) */
     _Atomic uint64_t spool_bytes;           /* gauge: bytes in segment files */
     _Atomic uint64_t spool_records_replayed;

@@ -7,8 +7,11 @@
  * can abuse. Only the request line is parsed (method, target, version);
  * headers are read and ignored up to the blank line. Bounds: 8 KiB of
  * request (431 beyond), 10 s from accept to the end of the response
- * (slow clients are closed), 64 connections at once (more are accepted
- * and closed at once, so they do not wait in the backlog). One response
+ * (slow clients are closed), 64 connections at once: a new one past that
+ * closes the oldest connection still waiting for its request (an idle or
+ * slow client: issue 21, 64 idle connections must not blind the
+ * scraper), and only when every one is answering is the new one accepted
+ * and closed at once, so it does not wait in the backlog. One response
  * per connection, "Connection: close". After the response the server
  * shuts its side down and reads until the client closes (at most
  * MT_LINGER_MS): closing with unread request bytes would make the kernel
@@ -66,6 +69,7 @@ struct mt_server {
     uv_tcp_t listener;
     mt_conn *conns;
     size_t n_conns;
+    size_t n_closing;            /* of n_conns, closing (their handles not closed yet) */
     uint64_t timeout_ms;
     bool closing, listener_closed;
 };
@@ -89,6 +93,7 @@ static void on_conn_closed(uv_handle_t *h)
     if (c->next != NULL)
         c->next->prev = c->prev;
     s->n_conns--;
+    s->n_closing--;
     free(c->body);
     free(c);
     maybe_free_server(s);
@@ -101,6 +106,7 @@ static void conn_close(mt_conn *c)
     if (c->state == MT_CLOSING)
         return;
     c->state = MT_CLOSING;
+    c->srv->n_closing++;
     uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
     uv_close((uv_handle_t *)&c->timer, on_conn_closed);
 }
@@ -343,12 +349,26 @@ static void refuse(uv_stream_t *listener)
     uv_close((uv_handle_t *)t, free_handle);
 }
 
+/* Full: the oldest connection still waiting for its request makes room
+ * (new connections are at the head of the list, the oldest at the tail). */
+static void evict_oldest_reading(mt_server *s)
+{
+    mt_conn *victim = NULL;
+    for (mt_conn *c = s->conns; c != NULL; c = c->next)
+        if (c->state == MT_READING)
+            victim = c;
+    if (victim != NULL)
+        conn_close(victim);
+}
+
 static void on_connection(uv_stream_t *listener, int status)
 {
     mt_server *s = listener->data;
     if (status < 0 || s->closing)
         return;
-    mt_conn *c = s->n_conns < MT_MAX_CONNS ? malloc(sizeof *c) : NULL;
+    if (s->n_conns - s->n_closing >= MT_MAX_CONNS)
+        evict_oldest_reading(s);
+    mt_conn *c = s->n_conns - s->n_closing < MT_MAX_CONNS ? malloc(sizeof *c) : NULL;
     if (c == NULL) {
         refuse(listener);
         return;

@@ -161,6 +161,60 @@ static void render_counters(mt_out *o)
             dm_get(&dm_counters_global.records_rejected[r]));
 }
 
+/* ---- HTTP inputs ------------------------------------------------------- */
+
+static const char *const mt_http_eps[DM_HTTP_EP_COUNT] = {
+    [DM_HTTP_EP_INGEST] = "ingest", [DM_HTTP_EP_BULK] = "bulk", [DM_HTTP_EP_OTLP] = "otlp",
+    [DM_HTTP_EP_ROOT] = "root", [DM_HTTP_EP_OTHER] = "other",
+};
+
+static void render_http_requests(mt_out *o)
+{
+    static const int statuses[] = DM_HTTP_STATUSES;
+    family(o, "parqd_http_requests_total", "counter",
+           "HTTP requests answered, by endpoint and status (\"other\": any other status).");
+    for (int e = 0; e < DM_HTTP_EP_COUNT; e++)
+        for (int i = 0; i < DM_HTTP_STATUS_COUNT; i++) {
+            uint64_t v = dm_get(&dm_counters_global.http_requests[e][i]);
+            char st[16];
+            if (i < DM_HTTP_STATUS_COUNT - 1)
+                snprintf(st, sizeof st, "%d", statuses[i]);
+            else
+                snprintf(st, sizeof st, "other");
+            put(o, "parqd_http_requests_total{endpoint=\"%s\",status=\"%s\"} %" PRIu64 "\n",
+                mt_http_eps[e], st, v);
+        }
+    family(o, "parqd_http_records_total", "counter",
+           "Records accepted from HTTP requests into the spool.");
+    put(o, "parqd_http_records_total %" PRIu64 "\n", dm_get(&dm_counters_global.http_records));
+    family(o, "parqd_http_body_bytes_total", "counter",
+           "HTTP request body bytes received, before gzip decoding.");
+    put(o, "parqd_http_body_bytes_total %" PRIu64 "\n",
+        dm_get(&dm_counters_global.http_body_bytes));
+}
+
+static void render_http_ack(mt_out *o)
+{
+    static const uint64_t bounds[] = DM_HTTP_ACK_BUCKETS_US;
+    family(o, "parqd_http_ack_seconds", "histogram",
+           "Time from a request's last byte to its reply, for replies that waited for the "
+           "spool (spool.sync).");
+    uint64_t cum = 0;
+    for (int i = 0; i < DM_HTTP_ACK_BUCKET_COUNT; i++) {
+        cum += dm_get(&dm_counters_global.http_ack_us_bucket[i]);
+        if (i < DM_HTTP_ACK_BUCKET_COUNT - 1)
+            put(o, "parqd_http_ack_seconds_bucket{le=\"%" PRIu64 ".%06" PRIu64 "\"} %" PRIu64
+                "\n", bounds[i] / 1000000u, bounds[i] % 1000000u, cum);
+        else
+            put(o, "parqd_http_ack_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cum);
+    }
+    uint64_t sum = dm_get(&dm_counters_global.http_ack_us_sum);
+    put(o, "parqd_http_ack_seconds_sum %" PRIu64 ".%06" PRIu64 "\n", sum / 1000000u,
+        sum % 1000000u);
+    put(o, "parqd_http_ack_seconds_count %" PRIu64 "\n",
+        dm_get(&dm_counters_global.http_ack_count));
+}
+
 /* ---- process metrics (the names every Prometheus client library uses) -- */
 
 /* Seconds since the epoch at which this process started, from its start
@@ -261,6 +315,8 @@ char *mt_render(void)
     family(&o, "parqd_up", "gauge", "1 while parqd is running.");
     put(&o, "parqd_up 1\n");
     render_counters(&o);
+    render_http_requests(&o);
+    render_http_ack(&o);
     render_process(&o);
     mt_extra_fn fn = atomic_load(&extra);
     if (fn != NULL && !o.oom) {

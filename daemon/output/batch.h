@@ -12,6 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A `_bulk` record's Elasticsearch index travels in its source, after
+ * this tag ("tcp:192.0.2.7:5123 _index=logs": daemon/ingest/http_bulk.c),
+ * through the spool and the batch to the shredder's from: _index columns
+ * (stages.c). */
+#define PL_INDEX_TAG " _index="
+
 /* One framed line in a batch. */
 typedef struct pl_line {
     size_t off, len;             /* bytes in the batch's text */

@@ -53,6 +53,9 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
         return add_reject(b, i, DM_REJECT_TOO_LONG, reason);
     }
     pq_err e = {0};
+    const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
+    if (ix != NULL)
+        sh_set_index(wk->sh, ix + strlen(PL_INDEX_TAG), strlen(ix + strlen(PL_INDEX_TAG)));
     int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)

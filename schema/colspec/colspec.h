@@ -129,7 +129,9 @@ typedef struct sc_shred {
 typedef enum sc_source {
     SC_SRC_PATH,                 /* from: a dotted path or JSON Pointer */
     SC_SRC_REST,                 /* from: "*" */
-    SC_SRC_INGEST_TIME           /* ingest_time: true (the receive clock) */
+    SC_SRC_INGEST_TIME,          /* ingest_time: true (the receive clock) */
+    SC_SRC_INDEX                 /* from: _index (an Elasticsearch bulk action's index,
+                                    not a field of the record; null for other inputs) */
 } sc_source;
 
 /* A parsed default (only for scalar types). */
@@ -191,6 +193,9 @@ int sc_schema_load_node(struct yp_doc *doc, struct yaml_node_s *node, sc_schema 
 /* No schema configured: `event` variant from "*", plus `_ingest_ts`
  * timestamp(us, utc) required, filled with the ingestion time. */
 int sc_schema_default(sc_schema **out, pq_err *err);
+/* The same with an `_index` string column (from: _index), for a daemon
+ * with an http input: a `_bulk` record's index is never lost. */
+int sc_schema_default_index(sc_schema **out, pq_err *err);
 void sc_schema_free(sc_schema *s);
 
 /* Gives every leaf under `path` (a column name or struct field path

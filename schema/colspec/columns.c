@@ -115,6 +115,13 @@ static int parse_source(sc_loader *L, yaml_node_t *m, const char *what, bool top
     if (f != NULL && (c->from = strdup(s)) == NULL)
         return sc_nomem(L->err);
     yaml_node_t *at = f ? f : m;
+    if (f != NULL && strcmp(s, "_index") == 0) {
+        c->source = SC_SRC_INDEX;
+        if (!top || c->type->kind != SC_STRING)
+            return yp_err(L->d, at, L->err, "%s: from: _index (the bulk action's index) is "
+                          "for top-level string columns", what);
+        return PQ_OK;
+    }
     if (strcmp(s, "*") == 0) {
         c->source = SC_SRC_REST;
         if (!top)

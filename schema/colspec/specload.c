@@ -76,3 +76,16 @@ int sc_schema_default(sc_schema **out, pq_err *err)
     return sc_schema_load_buffer("<built-in default schema>", default_schema,
                                  sizeof default_schema - 1, out, err);
 }
+
+static const char default_schema_index[] =
+    "columns:\n"
+    "  - {name: event, type: variant, from: \"*\"}\n"
+    "  - {name: _ingest_ts, type: timestamp, unit: us, utc: true, required: true,\n"
+    "     ingest_time: true}\n"
+    "  - {name: _index, type: string, from: _index}\n";
+
+int sc_schema_default_index(sc_schema **out, pq_err *err)
+{
+    return sc_schema_load_buffer("<built-in default schema>", default_schema_index,
+                                 sizeof default_schema_index - 1, out, err);
+}

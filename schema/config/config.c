@@ -216,8 +216,11 @@ static int finish_load(cf_config *c, yp_doc *d, const char *schema_file, pq_err 
     rc = rc ? rc : parse_root(&x, yp_root(d), schema_file == NULL);
     if (rc == 0 && schema_file != NULL)
         return cf_config_use_schema_file(c, schema_file, err);
+    bool http = false;           /* README.md: the default schema keeps a bulk record's index */
+    for (size_t i = 0; i < c->n_inputs; i++)
+        http |= c->inputs[i].proto == CF_PROTO_HTTP;
     if (rc == 0 && c->schema == NULL)
-        rc = sc_schema_default(&c->schema, err);
+        rc = http ? sc_schema_default_index(&c->schema, err) : sc_schema_default(&c->schema, err);
     return rc ? rc : cf_bind_keys(c, err);
 }
 

@@ -46,7 +46,23 @@ typedef struct cf_addr {
     uint16_t port;
 } cf_addr;
 
+/* An input's transport (the socket it listens on)... */
 typedef enum cf_input_type { CF_INPUT_TCP, CF_INPUT_UNIX } cf_input_type;
+/* ... and its protocol, what the bytes on its connections are: NDJSON
+ * lines (`type: tcp` and `type: unix`) or HTTP/1.1 requests (`type:
+ * http`, over TCP with `listen:` or over a Unix socket with `path:`). */
+typedef enum cf_input_proto { CF_PROTO_LINES, CF_PROTO_HTTP } cf_input_proto;
+
+#define CF_HTTP_MAX_BODY_DEFAULT ((uint64_t)16 << 20)
+
+/* An http input's own settings (config_input.c). The auth files are only
+ * recorded here; the daemon reads them after kf_check_mode
+ * (daemon/ingest/http_auth.c). */
+typedef struct cf_http {
+    uint64_t max_body_bytes;     /* body after gzip decoding too; 413 beyond */
+    char *bearer_token_file;     /* "Authorization: Bearer <file's first line>" */
+    char *basic_file;            /* "user:password" on its first line */
+} cf_http;
 
 #define CF_TLS_HANDSHAKE_TIMEOUT_MS 10000
 
@@ -64,7 +80,9 @@ typedef struct cf_tls {
 } cf_tls;
 
 typedef struct cf_input {
-    cf_input_type type;
+    cf_input_type type;          /* the transport */
+    cf_input_proto proto;
+    cf_http http;                /* proto == CF_PROTO_HTTP */
     cf_addr listen;              /* tcp */
     cf_tls *tls;                 /* tcp: NULL for plaintext */
     char *path;                  /* unix */

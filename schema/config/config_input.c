@@ -1,7 +1,9 @@
-/* config_input.c - the `inputs:` section of the configuration (DESIGN.md
- * "Configuration (YAML)"): TCP and Unix socket inputs, each checked with
- * FILE:LINE:COL errors, and no two on the same address. Their security
- * settings (tls, allow_uids, allow_gids) are config_sec.c's.
+/* config_input.c - the `inputs:` section of the configuration (README.md
+ * "Configuration"): TCP and Unix socket inputs of NDJSON lines, and
+ * HTTP inputs over either (`type: http` with `listen:` or `path:`), each
+ * checked with FILE:LINE:COL errors, and no two on the same address.
+ * Their security settings (tls, allow_uids, allow_gids) are
+ * config_sec.c's; an http input's max_body_bytes and auth are here.
  *
  * Thread: whichever loads the configuration. */
 #include "config_int.h"
@@ -20,6 +22,8 @@ void cf_free_inputs(cf_config *c)
         cf_tls_free(c->inputs[i].tls);
         free(c->inputs[i].allow_uids);
         free(c->inputs[i].allow_gids);
+        free(c->inputs[i].http.bearer_token_file);
+        free(c->inputs[i].http.basic_file);
     }
     free(c->inputs);
     c->inputs = NULL;
@@ -88,12 +92,72 @@ static int parse_unix_input(cf_ctx *x, yaml_node_t *m, const char *what, cf_inpu
     return rc;
 }
 
+/* auth: {bearer_token_file: F} or {basic_file: F}, not both. */
+static int parse_auth(cf_ctx *x, yaml_node_t *m, const char *what, cf_http *h)
+{
+    static const char *const keys[] = {"bearer_token_file", "basic_file", NULL};
+    char kw[128];
+    int rc = yp_want_map(x->d, m, what, x->err);
+    rc = rc ? rc : yp_check_keys(x->d, m, what, keys, x->err);
+    yaml_node_t *t = rc ? NULL : yp_get(x->d, m, "bearer_token_file");
+    yaml_node_t *b = rc ? NULL : yp_get(x->d, m, "basic_file");
+    if (rc == 0 && (t == NULL) == (b == NULL))
+        return yp_err(x->d, m, x->err, "%s: expected one of bearer_token_file or basic_file",
+                      what);
+    if (rc == 0 && t != NULL) {
+        snprintf(kw, sizeof kw, "%s.bearer_token_file", what);
+        rc = yp_strdup(x->d, t, kw, &h->bearer_token_file, x->err);
+    }
+    if (rc == 0 && b != NULL) {
+        snprintf(kw, sizeof kw, "%s.basic_file", what);
+        rc = yp_strdup(x->d, b, kw, &h->basic_file, x->err);
+    }
+    return rc;
+}
+
+/* type: http: the transport by listen: (TCP, tls: allowed) or path:
+ * (Unix), then max_body_bytes and auth. */
+static int parse_http_input(cf_ctx *x, yaml_node_t *m, const char *what, cf_input *in)
+{
+    char kw[96];
+    bool tcp = yp_get(x->d, m, "listen") != NULL, unx = yp_get(x->d, m, "path") != NULL;
+    if (tcp == unx)
+        return yp_err(x->d, m, x->err, "%s: an http input needs one of 'listen' (TCP) or "
+                      "'path' (Unix socket)", what);
+    if (!tcp && yp_get(x->d, m, "tls") != NULL)
+        return yp_err(x->d, yp_get(x->d, m, "tls"), x->err, "%s: tls is for TCP inputs "
+                      "(listen:)", what);
+    if (tcp && (yp_get(x->d, m, "mode") || yp_get(x->d, m, "allow_uids") ||
+                yp_get(x->d, m, "allow_gids")))
+        return yp_err(x->d, m, x->err, "%s: mode, allow_uids and allow_gids are for Unix "
+                      "socket inputs (path:)", what);
+    in->type = tcp ? CF_INPUT_TCP : CF_INPUT_UNIX;
+    int rc = tcp ? parse_tcp_input(x, m, what, in) : parse_unix_input(x, m, what, in);
+    yaml_node_t *v;
+    in->http.max_body_bytes = CF_HTTP_MAX_BODY_DEFAULT;
+    if (rc == 0 && (v = yp_get(x->d, m, "max_body_bytes")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.max_body_bytes", what);
+        rc = yp_size(x->d, v, kw, (uint64_t)1 << 30, &in->http.max_body_bytes, x->err);
+        if (rc == 0 && in->http.max_body_bytes == 0)
+            rc = yp_err(x->d, v, x->err, "%s: must be at least 1 byte", kw);
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "auth")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.auth", what);
+        rc = parse_auth(x, v, kw, &in->http);
+    }
+    return rc;
+}
+
 static int parse_input(cf_ctx *x, yaml_node_t *m, size_t idx, cf_input *in)
 {
-    static const char *const types[] = {"tcp", "unix", NULL};
+    static const char *const types[] = {"tcp", "unix", "http", NULL};
     static const char *const tcp_keys[] = {"type", "listen", "tls", NULL};
     static const char *const unix_keys[] = {"type", "path", "mode", "allow_uids", "allow_gids",
                                             NULL};
+    static const char *const http_keys[] = {"type", "listen", "tls", "path", "mode",
+                                            "allow_uids", "allow_gids", "max_body_bytes",
+                                            "auth", NULL};
+    static const char *const *const keys[] = {tcp_keys, unix_keys, http_keys};
     char what[64], kw[96];
     int type;
     snprintf(what, sizeof what, "inputs[%zu]", idx);
@@ -101,15 +165,25 @@ static int parse_input(cf_ctx *x, yaml_node_t *m, size_t idx, cf_input *in)
     int rc = yp_want_map(x->d, m, what, x->err);
     yaml_node_t *tn = rc ? NULL : yp_get(x->d, m, "type");
     if (rc == 0 && tn == NULL)
-        return yp_err(x->d, m, x->err, "%s: missing key 'type' (expected tcp or unix)", what);
+        return yp_err(x->d, m, x->err, "%s: missing key 'type' (expected tcp, unix or http)",
+                      what);
     snprintf(kw, sizeof kw, "%s.type", what);
     rc = rc ? rc : yp_enum(x->d, tn, kw, types, &type, x->err);
-    rc = rc ? rc : yp_check_keys(x->d, m, what, type == 0 ? tcp_keys : unix_keys, x->err);
+    rc = rc ? rc : yp_check_keys(x->d, m, what, keys[type], x->err);
     if (rc != 0)
         return rc;
-    in->type = type == 0 ? CF_INPUT_TCP : CF_INPUT_UNIX;
     in->pos = cf_pos_of(m);
-    return type == 0 ? parse_tcp_input(x, m, what, in) : parse_unix_input(x, m, what, in);
+    switch (type) {
+    case 0:
+        in->type = CF_INPUT_TCP;
+        return parse_tcp_input(x, m, what, in);
+    case 1:
+        in->type = CF_INPUT_UNIX;
+        return parse_unix_input(x, m, what, in);
+    default:
+        in->proto = CF_PROTO_HTTP;
+        return parse_http_input(x, m, what, in);
+    }
 }
 
 static bool same_input(const cf_input *a, const cf_input *b)

@@ -677,6 +677,20 @@ static int put_ingest_time(sh_shredder *s, const sc_column *c)
     return pq_column_put_i64(pq_rowgroup_column(s->rg, (size_t)c->type->leaf), 0, v);
 }
 
+void sh_set_index(sh_shredder *s, const char *index, size_t len)
+{
+    s->index = index;
+    s->index_len = len;
+}
+
+static int put_index(sh_shredder *s, const sc_column *c, int i)
+{
+    if (s->index == NULL)
+        return shv_missing_column(s, i);
+    return pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)c->type->leaf), 0, s->index,
+                               s->index_len);
+}
+
 static int finish_columns(sh_shredder *s)
 {
     for (size_t i = 0; i < s->spec->n_columns; i++) {
@@ -686,6 +700,8 @@ static int finish_columns(sh_shredder *s)
             continue;
         if (c->source == SC_SRC_INGEST_TIME)
             rc = put_ingest_time(s, c);
+        else if (c->source == SC_SRC_INDEX)
+            rc = put_index(s, c, (int)i);
         else if (!s->cols[i].seen)
             rc = shv_missing_column(s, (int)i);
         if (rc != 0 || s->reject)
@@ -728,6 +744,7 @@ int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
         if (rc != 0 && !s->reject)
             fail(s, rc);
     }
+    s->index = NULL;             /* sh_set_index is for one line */
     if (s->fatal || s->reject) {
         pq_rowgroup_abort_row(rg);
         return s->fatal ? s->fatal : SH_REJECTED;

@@ -42,6 +42,12 @@ void sh_shredder_destroy(sh_shredder *s);
 /* line excludes the newline; a trailing '\r' is ignored. ingest_us is the
  * receive time (microseconds since the epoch, UTC) for ingest-time
  * columns such as the default schema's `_ingest_ts`. */
+/* The Elasticsearch index of the next line (from: _index columns; the
+ * daemon's `_bulk` records carry it beside the record, never in it). It
+ * applies to the next sh_shred_line only; without it such columns get
+ * null. index need not be NUL-terminated and must live until then. */
+void sh_set_index(sh_shredder *s, const char *index, size_t len);
+
 int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
                   int64_t ingest_us, pq_err *err);
 

@@ -116,6 +116,8 @@ struct sh_shredder {
     const char *line;
     size_t line_len;
     int64_t ingest_us;
+    const char *index;           /* sh_set_index, for the next line; NULL: none */
+    size_t index_len;
     pq_err *err;
     sh_reject reject;            /* SH_REJECT_NONE until decided */
     int fatal;                   /* writer error */

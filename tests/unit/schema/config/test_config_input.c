@@ -38,7 +38,7 @@ static void test_inputs_errors(void **state)
                  "c.yaml:2:25: inputs[0].listen: '::1:5170': IPv6 addresses need brackets, e.g. "
                  "[::1]:5170");
     assert_error("inputs:\n  - {type: udp, listen: \"a:1\"}\n",
-                 "c.yaml:2:12: inputs[0].type: unknown value 'udp' (expected tcp, unix)");
+                 "c.yaml:2:12: inputs[0].type: unknown value 'udp' (expected tcp, unix, http)");
     assert_error("inputs:\n  - {type: unix, path: /x.sock, mode: \"0999\"}\n",
                  "c.yaml:2:39: inputs[0].mode: expected an octal permission string like \"0660\"");
     assert_error("inputs:\n  - {type: tcp, path: /x.sock}\n",
@@ -48,6 +48,37 @@ static void test_inputs_errors(void **state)
                  "c.yaml:3:5: inputs[1]: same address as inputs[0]");
     assert_error("inputs: []\n", "c.yaml:1:9: inputs: empty list (leave the key out for the "
                  "defaults: tcp 127.0.0.1:5170 and unix ./parqd.sock)");
+}
+
+static void test_inputs_http(void **state)
+{
+    (void)state;
+    cf_config c;
+    load("inputs:\n"
+         "  - {type: http, listen: \"127.0.0.1:9200\", max_body_bytes: 1MiB,\n"
+         "     auth: {bearer_token_file: /etc/parqd/t}}\n"
+         "  - {type: http, path: /run/parqd/http.sock, mode: \"0660\"}\n"
+         "  - {type: tcp, listen: \"127.0.0.1:5170\"}\n", &c);
+    assert_int_equal(c.n_inputs, 3);
+    assert_int_equal(c.inputs[0].type, CF_INPUT_TCP);
+    assert_int_equal(c.inputs[0].proto, CF_PROTO_HTTP);
+    assert_int_equal(c.inputs[0].http.max_body_bytes, 1 << 20);
+    assert_string_equal(c.inputs[0].http.bearer_token_file, "/etc/parqd/t");
+    assert_null(c.inputs[0].http.basic_file);
+    assert_int_equal(c.inputs[1].type, CF_INPUT_UNIX);
+    assert_int_equal(c.inputs[1].proto, CF_PROTO_HTTP);
+    assert_int_equal(c.inputs[1].http.max_body_bytes, CF_HTTP_MAX_BODY_DEFAULT);
+    assert_int_equal(c.inputs[1].mode, 0660);
+    assert_int_equal(c.inputs[2].proto, CF_PROTO_LINES);
+    cf_config_free(&c);
+    assert_error("inputs:\n  - {type: http}\n",
+                 "c.yaml:2:5: inputs[0]: an http input needs one of 'listen' (TCP) or 'path' "
+                 "(Unix socket)");
+    assert_error("inputs:\n  - {type: http, listen: \"a:1\", auth: {basic_file: x, "
+                 "bearer_token_file: y}}\n",
+                 "c.yaml:2:39: inputs[0].auth: expected one of bearer_token_file or basic_file");
+    assert_error("inputs:\n  - {type: http, listen: \"a:1\", max_body_bytes: 0}\n",
+                 "c.yaml:2:49: inputs[0].max_body_bytes: must be at least 1 byte");
 }
 
 static void test_inputs_tls_and_peer_ids(void **state)
@@ -128,6 +159,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inputs_tcp_and_unix),
         cmocka_unit_test(test_inputs_errors),
+        cmocka_unit_test(test_inputs_http),
         cmocka_unit_test(test_inputs_tls_and_peer_ids),
         cmocka_unit_test(test_inputs_tls_and_peer_id_errors),
     };

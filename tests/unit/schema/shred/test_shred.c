@@ -147,6 +147,40 @@ static void test_shred_typed_scalars_and_missing_fields(void **state)
     rig_close(&r);
 }
 
+/* from: _index takes the index sh_set_index gave for the next line (a
+ * bulk action's, beside the record), null without one; a record's own
+ * "_index" field is just a field (here: in the rest). The built-in
+ * default_index schema has such a column. */
+static void test_shred_index_column_from_set_index(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, "columns:\n"
+                 "  - {name: ix, type: string, from: _index}\n"
+                 "  - {name: rest, type: variant, from: \"*\"}\n");
+    sh_set_index(r.sh, "logs-x", 6);
+    assert_int_equal(shred(&r, "{\"a\": 1, \"_index\": \"inner\"}"), 0);
+    assert_int_equal(shred(&r, "{\"a\": 2}"), 0);     /* no index set for this one */
+    expect_levels(&r, "ix", "1 0");
+    const uint8_t *p;
+    size_t n;
+    bytes_at(&r, "ix", 0, &p, &n);
+    assert_int_equal(n, 6);
+    assert_memory_equal(p, "logs-x", 6);
+    expect_variant(&r, "rest", 0, "{\"_index\":\"inner\",\"a\":1}");
+    rig_close(&r);
+    sc_schema *spec = NULL;
+    pq_err err = {0};
+    const char *bad = "columns:\n  - {name: ix, type: int32, from: _index}\n";
+    assert_int_not_equal(sc_schema_load_buffer("t.yaml", bad, strlen(bad), &spec, &err), 0);
+    assert_non_null(strstr(err.msg, "from: _index"));
+    assert_int_equal(sc_schema_default_index(&spec, &err), 0);
+    assert_int_equal(spec->n_columns, 3);
+    assert_string_equal(spec->columns[2].name, "_index");
+    assert_int_equal(spec->columns[2].source, SC_SRC_INDEX);
+    sc_schema_free(spec);
+}
+
 /* Dremel levels for `optional list<optional int64>`: max def 3, max rep 1. */
 static void test_shred_list_levels_distinguish_null_empty_and_null_element(void **state)
 {
@@ -365,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_shred_json_column_keeps_value_text),
         cmocka_unit_test(test_shred_variant_and_json_inside_struct_and_list),
         cmocka_unit_test(test_shred_geometry_from_geojson),
+        cmocka_unit_test(test_shred_index_column_from_set_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
