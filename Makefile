@@ -129,7 +129,8 @@ unit-asan: deps-s3 build-asan npm
 # log is searched by tests/daemon/lib.sh. tests/tsan.supp names each
 # suppression and why.
 TSAN_SCRIPTS := test_convert_workers|test_daemon_e2e|test_daemon_crash|test_daemon_reload|\
-  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock|test_s3_crash
+  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock|test_s3_crash|\
+  test_daemon_http_crash
 TSAN_ENV := TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp"
 unit-tsan: build-tsan npm
 	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L unit --output-on-failure -j $(JOBS)
