@@ -128,13 +128,18 @@ unit-asan: deps-s3 build-asan npm
 # checkpoint, S3 part uploads). A report fails the test: a cmocka test exits 66, a daemon's
 # log is searched by tests/daemon/lib.sh. tests/tsan.supp names each
 # suppression and why.
-TSAN_SCRIPTS := test_convert_workers|test_daemon_e2e|test_daemon_crash|test_daemon_reload|\
-  test_daemon_tls|test_daemon_checkpoint_hold|test_daemon_spool_lock|test_s3_crash|\
+TSAN_SCRIPTS := test_convert_workers test_daemon_e2e test_daemon_crash test_daemon_reload \
+  test_daemon_tls test_daemon_checkpoint_hold test_daemon_spool_lock test_s3_crash \
   test_daemon_http_crash
+# ctest -R takes one regex: the names joined by "|" (a line continuation
+# would leave a space in it, and " test_x" matches no test).
+empty :=
+space := $(empty) $(empty)
+TSAN_REGEX := ^($(subst $(space),|,$(strip $(TSAN_SCRIPTS))))$$
 TSAN_ENV := TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp"
 unit-tsan: build-tsan npm
 	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L unit --output-on-failure -j $(JOBS)
-	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -R '^($(TSAN_SCRIPTS))$$' --output-on-failure -j $(JOBS)
+	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -R '$(TSAN_REGEX)' --output-on-failure -j $(JOBS)
 
 # The cmocka tests only (label "unit"): the interop scripts already ran
 # against the main build, and their files do not depend on the compiler.
