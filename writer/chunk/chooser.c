@@ -15,7 +15,8 @@
  *     encoding of a sample of the page compressed, the smallest kept.
  * A kept dictionary takes every later value; when it passes
  * dictionary_max_bytes, the pages after that one fall back (Arrow's
- * CheckDictionarySizeLimit), to an encoding measured on that page, and
+ * CheckDictionarySizeLimit), to an encoding measured on the next page
+ * with values (never on that page: see check_dictionary in chunk.c), and
  * the pages already written keep their indices. */
 #include "chooser.h"
 #include "rle.h"

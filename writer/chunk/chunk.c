@@ -395,17 +395,15 @@ static int page_values(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
 }
 
 /* After a dictionary page's indices: past dictionary_max_bytes, the
- * next pages fall back. */
-static int check_dictionary(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
-                            const page_extent *pe, pq_err *err)
+ * next pages fall back, to an encoding measured on the next page with
+ * values. Always the next page, never this one: a page whose values
+ * went into the dictionary as they arrived has none left to measure,
+ * and the choice must not depend on how the rows arrived (a row group
+ * fed in pieces gives the file the whole row group gives). */
+static void check_dictionary(pq_colwriter *cw)
 {
-    if (cw->mode != PQ_CW_DICT || pq_dict_plain_bytes(&cw->dict) <= cw->o.dictionary_max_bytes)
-        return PQ_OK;
-    if (index_page(cw, c)) {     /* no values here to measure on */
+    if (cw->mode == PQ_CW_DICT && pq_dict_plain_bytes(&cw->dict) > cw->o.dictionary_max_bytes)
         cw->mode = PQ_CW_REFALL;
-        return PQ_OK;
-    }
-    return pq_choose_fallback(cw, w, c, pe->v0, pe->v1 - pe->v0, err);
 }
 
 static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
@@ -455,7 +453,8 @@ static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
     cw->rows += (int64_t)pe->rows;
     cw->values += nv;
     cw->meta.num_values += (int64_t)nl;
-    return check_dictionary(cw, w, c, pe, err);
+    check_dictionary(cw);
+    return PQ_OK;
 }
 
 /* Encodes a page of c, its min/max in the thread's scratch. */
