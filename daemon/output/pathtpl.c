@@ -1,18 +1,26 @@
-/* pathtpl.c - output path templates (see pathtpl.h). */
+/* pathtpl.c - the grammar of output path templates (see pathtpl.h): what
+ * a template may contain, the {{FIELD}} paths split into record keys, and
+ * every refusal with the byte offset it concerns. Rendering is in
+ * pathtpl_render.c.
+ *
+ * Thread: any (no shared state). */
 #include "pathtpl.h"
 
-#include <inttypes.h>
-#include <stdbool.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <unistd.h>
 
 static const char *const placeholders[] = {"host", "pid", "seq", "uuid"};
 enum { PH_HOST, PH_PID, PH_SEQ, PH_UUID, PH_COUNT };
 
-/* Index of the placeholder starting at s ("{...}"), -1 if unknown, -2 if
- * unterminated; *len is its length including the braces. */
+/* The error of a parse: the problem and where. */
+static int bad(size_t *off, size_t at, pq_err *err, int code, const char *why)
+{
+    *off = at;
+    return pq_err_set(err, code, "%s", why);
+}
+
+/* {name} at s: its index or -1 unknown, -2 unterminated; *len includes the
+ * braces. */
 static int placeholder_at(const char *s, size_t *len)
 {
     const char *close = strchr(s, '}');
@@ -26,172 +34,207 @@ static int placeholder_at(const char *s, size_t *len)
     return -1;
 }
 
-int pt_check(const char *tmpl, pq_err *err)
+static int add_key(pt_field *f, const char *p, size_t len, size_t cap, pq_err *err)
+{
+    if (f->keys == NULL && (f->keys = calloc(cap, sizeof *f->keys)) == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    if ((f->keys[f->n_keys] = strndup(p, len)) == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    f->n_keys++;
+    return PQ_OK;
+}
+
+/* RFC 6901: "/a~1b/m~0n" -> ["a/b", "m~n"], unescaped in place of the
+ * copy. *bad_at: offset in s of a '~' not followed by 0 or 1. */
+static int split_pointer(pt_field *f, const char *s, size_t *bad_at, pq_err *err)
+{
+    size_t parts = 0;
+    for (const char *p = s; *p; p++)
+        parts += *p == '/';
+    for (const char *p = s + 1;; p++) {
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int rc = add_key(f, p, len, parts, err);
+        if (rc != 0)
+            return rc;
+        char *k = f->keys[f->n_keys - 1], *o = k;
+        for (size_t i = 0; i < len; i++, o++) {
+            *o = p[i];
+            if (p[i] != '~')
+                continue;
+            if (i + 1 >= len || (p[i + 1] != '0' && p[i + 1] != '1')) {
+                *bad_at = (size_t)(p + i - s);
+                return pq_err_set(err, PQ_EINVAL, "'~' must be followed by 0 or 1 in a JSON "
+                                  "Pointer (~0 is '~', ~1 is '/')");
+            }
+            *o = p[++i] == '0' ? '~' : '/';
+        }
+        *o = '\0';
+        if (end == NULL)
+            return PQ_OK;
+        p = end;
+    }
+}
+
+static int split_dotted(pt_field *f, const char *s, size_t *bad_at, pq_err *err)
+{
+    size_t parts = 1;
+    for (const char *p = s; *p; p++)
+        parts += *p == '.';
+    for (const char *p = s;;) {
+        const char *end = strchr(p, '.');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0) {
+            *bad_at = (size_t)(p - s);
+            return pq_err_set(err, PQ_EINVAL, "empty key in a dotted path (for keys "
+                              "containing dots use a JSON Pointer like {{/id.orig_h}})");
+        }
+        int rc = add_key(f, p, len, parts, err);
+        if (rc != 0 || end == NULL)
+            return rc;
+        p = end + 1;
+    }
+}
+
+/* {{FIELD}} at tmpl + at; *len includes the braces. */
+static int parse_field(pt_template *t, const char *tmpl, size_t at, size_t *len, size_t *off,
+                       pq_err *err)
+{
+    const char *s = tmpl + at + 2, *close = strstr(s, "}}");
+    if (close == NULL)
+        return bad(off, at, err, PQ_EINVAL, "'{{' without a closing '}}'");
+    size_t n = (size_t)(close - s);
+    *len = n + 4;
+    if (n == 0)
+        return bad(off, at, err, PQ_EINVAL, "empty field name in '{{}}'");
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F || s[i] == '{' || s[i] == '}')
+            return bad(off, at + 2 + i, err, PQ_EINVAL, s[i] == '{' || s[i] == '}'
+                       ? "a field name may not contain '{' or '}'"
+                       : "control character in a field name");
+    if (t->n_fields == PT_FIELDS_MAX)
+        return bad(off, at, err, PQ_ELIMIT, "more than 16 {{FIELD}}s in one template");
+    pt_field *f = &t->fields[t->n_fields++];
+    if ((f->text = strndup(s, n)) == NULL)
+        return bad(off, at, err, PQ_ENOMEM, "out of memory");
+    if (strcmp(f->text, "_index") == 0) {
+        f->index = true;
+        return PQ_OK;
+    }
+    size_t bad_at = 0;
+    int rc = f->text[0] == '/' ? split_pointer(f, f->text, &bad_at, err)
+                               : split_dotted(f, f->text, &bad_at, err);
+    *off = at + 2 + bad_at;
+    return rc;
+}
+
+/* '{' at tmpl + i: a placeholder or a field; *seq set by {seq}/{uuid}. */
+static int parse_brace(pt_template *t, const char *tmpl, size_t i, size_t *len, bool *seq,
+                       size_t *off, pq_err *err)
+{
+    if (tmpl[i + 1] == '{')
+        return parse_field(t, tmpl, i, len, off, err);
+    int k = placeholder_at(tmpl + i, len);
+    if (k == -2)
+        return bad(off, i, err, PQ_EINVAL, "'{' without a closing '}'");
+    if (k < 0) {
+        *off = i;
+        return pq_err_set(err, PQ_EINVAL, "unknown placeholder '%.*s' (expected {host}, {pid}, "
+                          "{seq}, {uuid} or {{FIELD}})", (int)*len, tmpl + i);
+    }
+    *seq |= k == PH_SEQ || k == PH_UUID;
+    if (k == PH_PID && !t->has_pid) {
+        t->has_pid = true;
+        t->pid_off = i;
+    }
+    if (k == PH_UUID && !t->has_uuid) {
+        t->has_uuid = true;
+        t->uuid_off = i;
+    }
+    return PQ_OK;
+}
+
+/* Everything that is neither '%' nor a brace. */
+static int check_plain(const char *tmpl, size_t i, size_t *off, pq_err *err)
+{
+    const unsigned char ch = (unsigned char)tmpl[i];
+    if (ch == '}')
+        return bad(off, i, err, PQ_EINVAL, "'}' without an opening '{'");
+    if (ch < 0x20 || ch == 0x7F)
+        return bad(off, i, err, PQ_EINVAL, "control character in the path");
+    if (ch == '/' && (tmpl[i + 1] == '/' || tmpl[i + 1] == '\0'))
+        return bad(off, i, err, PQ_EINVAL, "empty directory name in the path");
+    if (ch == '.' && (i == 0 || tmpl[i - 1] == '/') && tmpl[i + 1] == '.' &&
+        (tmpl[i + 2] == '/' || tmpl[i + 2] == '\0'))
+        return bad(off, i, err, PQ_EINVAL, "'..' would leave the output directory");
+    return PQ_OK;
+}
+
+static int parse_body(pt_template *t, const char *tmpl, size_t *off, pq_err *err)
 {
     bool seq = false;
-    if (tmpl == NULL || tmpl[0] == '\0')
-        return pq_err_set(err, PQ_EINVAL, "output path template is empty");
-    if (tmpl[0] == '/')
-        return pq_err_set(err, PQ_EINVAL, "output path is absolute; it must be relative to "
-                          "output.dir: '%s'", tmpl);
     for (size_t i = 0; tmpl[i]; i++) {
-        const unsigned char ch = (unsigned char)tmpl[i];
-        if (ch == '%') {
+        int rc = PQ_OK;
+        size_t len = 1;
+        if (tmpl[i] == '%') {
             if (tmpl[i + 1] == '\0' || strchr(PT_STRFTIME_FIELDS, tmpl[i + 1]) == NULL)
-                return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: unsupported "
-                                  "field '%%%.1s' (use %%Y %%m %%d %%H %%M %%S %%j %%F %%s ... "
-                                  "or %%%% for '%%') in '%s'", i, tmpl + i + 1, tmpl);
-            i++;
-        } else if (ch == '{') {
-            size_t len = 0;
-            int k = placeholder_at(tmpl + i, &len);
-            if (k == -2)
-                return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: '{' without a "
-                                  "closing '}' in '%s'", i, tmpl);
-            if (k < 0)
-                return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: unknown "
-                                  "placeholder '%.*s' (expected {host}, {pid}, {seq} or {uuid}) in "
-                                  "'%s'", i, (int)len, tmpl + i, tmpl);
-            seq |= k == PH_SEQ || k == PH_UUID;
-            i += len - 1;
-        } else if (ch == '}') {
-            return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: '}' without an "
-                              "opening '{' in '%s'", i, tmpl);
-        } else if (ch < 0x20 || ch == 0x7F) {
-            return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: control character "
-                              "0x%02X in '%s'", i, ch, tmpl);
-        } else if (ch == '/' && (tmpl[i + 1] == '/' || tmpl[i + 1] == '\0')) {
-            return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: empty directory name "
-                              "in '%s'", i, tmpl);
-        } else if (ch == '.' && (i == 0 || tmpl[i - 1] == '/') && tmpl[i + 1] == '.' &&
-                   (tmpl[i + 2] == '/' || tmpl[i + 2] == '\0')) {
-            return pq_err_set(err, PQ_EINVAL, "output path, offset %zu: '..' would leave "
-                              "output.dir in '%s'", i, tmpl);
+                return bad(off, i, err, PQ_EINVAL, "unsupported % field (use %Y %m %d %H %M %S "
+                           "%j %F %s ... or %% for '%')");
+            t->has_time |= tmpl[i + 1] != '%';
+            len = 2;
+        } else if (tmpl[i] == '{') {
+            rc = parse_brace(t, tmpl, i, &len, &seq, off, err);
+        } else {
+            rc = check_plain(tmpl, i, off, err);
         }
+        if (rc != 0)
+            return rc;
+        i += len - 1;
     }
     if (!seq)
-        return pq_err_set(err, PQ_EINVAL, "output path must contain {seq} or {uuid}, or files "
-                          "rotated within the same period would collide: '%s'", tmpl);
+        return bad(off, strlen(tmpl), err, PQ_EINVAL, "must contain {seq} or {uuid}, or files "
+                   "rotated within the same period would collide");
     return PQ_OK;
 }
 
-int pt_check_relative(const char *path, pq_err *err)
+int pt_parse(const char *tmpl, pt_template *out, size_t *off, pq_err *err)
 {
-    if (path[0] == '\0')
-        return pq_err_set(err, PQ_EINVAL, "output path is empty");
-    if (path[0] == '/')
-        return pq_err_set(err, PQ_EINVAL, "output path is absolute; it must be relative to "
-                          "the output directory: '%s'", path);
-    const char *c = path;
-    for (;;) {
-        const char *slash = strchr(c, '/');
-        size_t n = slash ? (size_t)(slash - c) : strlen(c);
-        if (n == 0)
-            return pq_err_set(err, PQ_EINVAL, "output path has an empty component: '%s'", path);
-        if (n == 2 && c[0] == '.' && c[1] == '.')
-            return pq_err_set(err, PQ_EINVAL, "output path has a '..' component, which would "
-                              "leave the output directory: '%s'", path);
-        if (n > PT_NAME_MAX)
-            return pq_err_set(err, PQ_ELIMIT, "output path: a component of %zu bytes exceeds "
-                              "%d: '%s'", n, PT_NAME_MAX, path);
-        for (size_t i = 0; i < n; i++)
-            if ((unsigned char)c[i] < 0x20 || c[i] == 0x7F)
-                return pq_err_set(err, PQ_EINVAL, "output path has a control character: '%s'",
-                                  path);
-        if (slash == NULL)
-            break;
-        c = slash + 1;
-    }
-    if (strcmp(c, ".") == 0)
-        return pq_err_set(err, PQ_EINVAL, "output path does not name a file: '%s'", path);
-    return PQ_OK;
+    memset(out, 0, sizeof *out);
+    *off = 0;
+    if (tmpl == NULL || tmpl[0] == '\0')
+        return pq_err_set(err, PQ_EINVAL, "empty template");
+    if (tmpl[0] == '/')
+        return pq_err_set(err, PQ_EINVAL, "absolute path; it must be relative to the output "
+                          "directory");
+    if ((out->text = strdup(tmpl)) == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    return parse_body(out, tmpl, off, err);
 }
 
-typedef struct out {
-    char *p;
-    size_t n, len;
-    bool overflow;
-} out;
-
-static void put(out *o, const char *s, size_t len)
+void pt_free(pt_template *t)
 {
-    if (o->overflow || len >= o->n - o->len) {
-        o->overflow = true;
-        return;
+    for (size_t i = 0; i < t->n_fields; i++) {
+        for (size_t k = 0; k < t->fields[i].n_keys; k++)
+            free(t->fields[i].keys[k]);
+        free(t->fields[i].keys);
+        free(t->fields[i].text);
     }
-    memcpy(o->p + o->len, s, len);
-    o->len += len;
-    o->p[o->len] = '\0';
+    free(t->text);
+    memset(t, 0, sizeof *t);
 }
 
-/* RFC 9562 version 4 UUID, lowercase, into out (37 bytes). */
-static size_t uuid_v4(char *out)
+int pt_check(const char *tmpl, pq_err *err)
 {
-    uint8_t b[16];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
-        /* Never blocks once the pool is initialised; fall back to time and pid. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)getpid();
-        for (size_t i = 0; i < sizeof b; i++, x = x * 6364136223846793005u + 1442695040888963407u)
-            b[i] = (uint8_t)(x >> 56);
-    }
-    b[6] = (uint8_t)((b[6] & 0x0F) | 0x40);
-    b[8] = (uint8_t)((b[8] & 0x3F) | 0x80);
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof b; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            out[n++] = '-';
-        n += (size_t)snprintf(out + n, 3, "%02x", b[i]);
-    }
-    return n;
-}
-
-int pt_render(const char *tmpl, time_t t, const char *host, long pid, uint64_t seq, char *buf,
-              size_t n, pq_err *err)
-{
-    int rc = pt_check(tmpl, err);
+    pt_template t;
+    size_t off = 0;
+    int rc = pt_parse(tmpl, &t, &off, err);
+    pt_free(&t);
     if (rc != 0)
-        return rc;
-    if (n == 0)
-        return pq_err_set(err, PQ_ELIMIT, "output path: no room");
-    struct tm tm;
-    if (gmtime_r(&t, &tm) == NULL)
-        return pq_err_set(err, PQ_EINVAL, "output path: time %lld out of range", (long long)t);
-    out o = {.p = buf, .n = n};
-    buf[0] = '\0';
-    char tmp[64];
-    for (size_t i = 0; tmpl[i]; i++) {
-        if (tmpl[i] == '%' && tmpl[i + 1] == 's') {
-            /* strftime's %s goes through mktime, i.e. local time. */
-            put(&o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%lld", (long long)t));
-            i++;
-        } else if (tmpl[i] == '%') {
-            const char f[3] = {'%', tmpl[++i], '\0'};
-            size_t w = strftime(tmp, sizeof tmp, f, &tm);
-            put(&o, tmp, w);
-        } else if (tmpl[i] == '{') {
-            size_t len = 0;
-            int k = placeholder_at(tmpl + i, &len);
-            i += len - 1;
-            if (k == PH_HOST) {
-                for (const char *h = host ? host : "localhost"; *h; h++) {
-                    const unsigned char ch = (unsigned char)*h;
-                    put(&o, ch == '/' || ch < 0x20 || ch == 0x7F ? "_" : h, 1);
-                }
-            } else if (k == PH_PID) {
-                put(&o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%ld", pid));
-            } else if (k == PH_UUID) {
-                put(&o, tmp, uuid_v4(tmp));
-            } else {
-                put(&o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%0*" PRIu64, PT_SEQ_DIGITS, seq));
-            }
-        } else {
-            put(&o, tmpl + i, 1);
-        }
+        pq_err_prefix(err, rc, "output path, offset %zu", off);
+    if (rc != 0 && err != NULL && tmpl != NULL && strlen(err->msg) + strlen(tmpl) + 8 < sizeof err->msg) {
+        strcat(err->msg, " in '");
+        strcat(err->msg, tmpl);
+        strcat(err->msg, "'");
     }
-    if (o.overflow)
-        return pq_err_set(err, PQ_ELIMIT, "output path from '%s' is longer than %zu bytes", tmpl,
-                          n - 1);
-    return pt_check_relative(buf, err);
+    return rc;
 }

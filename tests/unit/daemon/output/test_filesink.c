@@ -57,6 +57,7 @@ static int test_fsync(int fd)
 #define FS_FSYNC test_fsync
 #include "../../../../daemon/output/filesink.c"
 #include "../../../../daemon/output/pathtpl.c"
+#include "../../../../daemon/output/pathtpl_render.c"
 #include "tmpdir.h"
 
 static char root[256];

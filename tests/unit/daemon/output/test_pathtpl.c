@@ -1,5 +1,6 @@
-/* test_pathtpl.c - output path templates (daemon/output/pathtpl.c): strftime
- * fields in UTC, {host} {pid} {seq}, and what is refused.
+/* test_pathtpl.c - output path templates (daemon/output/pathtpl.c and
+ * pathtpl_render.c): strftime fields in UTC, {host} {pid} {seq}, {{FIELD}}
+ * values escaped as Hive escapes them, and what is refused.
  *
  * The daemon sources are linked only into the parqd binary, not into a
  * library the unit tests link, so this test compiles the module under test
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "../../../../daemon/output/pathtpl.c"
+#include "../../../../daemon/output/pathtpl_render.c"
 
 /* 2024-02-29T23:59:58Z, a Thursday, day 060 of a leap year. */
 static const time_t T = 1709251198;
@@ -133,7 +135,7 @@ static void test_pathtpl_traversal_and_absolute_paths_are_refused(void **state)
 {
     (void)state;
     expect_error("/var/tmp/{seq}", PQ_EINVAL, "absolute");
-    expect_error("../{seq}", PQ_EINVAL, "'..' would leave output.dir");
+    expect_error("../{seq}", PQ_EINVAL, "'..' would leave the output directory");
     expect_error("a/../../{seq}", PQ_EINVAL, "'..'");
     expect_error("{seq}/..", PQ_EINVAL, "'..'");
     expect_error("a//{seq}", PQ_EINVAL, "empty directory name");
@@ -169,6 +171,138 @@ static void test_pathtpl_check_relative(void **state)
     assert_int_equal(pt_check_relative("", &err), PQ_EINVAL);
 }
 
+
+/* Renders tmpl with the given field values (NULL: missing or null). */
+static int render_fields(const char *tmpl, const pt_value *vals, size_t n, char *out,
+                         size_t cap, pq_err *err)
+{
+    pt_template t;
+    size_t off = 0;
+    int rc = pt_parse(tmpl, &t, &off, err);
+    const pt_vars v = {.t = T, .host = "h", .pid = 1, .seq = 3, .fields = vals, .n_fields = n};
+    rc = rc ? rc : pt_render_vars(&t, &v, out, cap, err);
+    pt_free(&t);
+    return rc;
+}
+
+static void test_pathtpl_fields_parse_dotted_pointer_and_index(void **state)
+{
+    (void)state;
+    pt_template t;
+    size_t off = 9;
+    pq_err err = {0};
+    assert_int_equal(pt_parse("s={{service}}/k={{kubernetes.pod}}/p={{/id.orig_h/a~1b~0}}/"
+                              "i={{_index}}/%H/{seq}", &t, &off, &err), 0);
+    assert_int_equal(t.n_fields, 4);
+    assert_true(t.has_time);
+    assert_int_equal(t.fields[0].n_keys, 1);
+    assert_string_equal(t.fields[0].keys[0], "service");
+    assert_int_equal(t.fields[1].n_keys, 2);
+    assert_string_equal(t.fields[1].keys[1], "pod");
+    assert_int_equal(t.fields[2].n_keys, 2);
+    assert_string_equal(t.fields[2].keys[0], "id.orig_h");
+    assert_string_equal(t.fields[2].keys[1], "a/b~");
+    assert_true(t.fields[3].index);
+    assert_int_equal(t.fields[3].n_keys, 0);
+    pt_free(&t);
+    assert_int_equal(pt_parse("{seq}", &t, &off, &err), 0);
+    assert_false(t.has_time);
+    pt_free(&t);
+}
+
+/* Hive's FileUtils.escapePathName: exactly the controls, DEL and
+ * " # % ' * / : = ? \ { [ ] ^ become %XX; the rest (space, '<', UTF-8) stay. */
+static void test_pathtpl_hive_escape_set(void **state)
+{
+    (void)state;
+    const char *esc = "\"#%'*/:=?\\{[]^\x7f";
+    char out[16];
+    for (int c = 1; c < 0x80; c++) {
+        const char v[1] = {(char)c};
+        size_t n = pt_hive_escape(v, 1, out, sizeof out);
+        bool want = c < 0x20 || strchr(esc, c) != NULL;
+        if (want) {
+            char x[4];
+            snprintf(x, sizeof x, "%%%02X", c);
+            assert_string_equal(out, x);
+        } else {
+            assert_int_equal(n, 1);
+            assert_int_equal(out[0], c);
+        }
+    }
+    assert_int_equal(pt_hive_escape("a\0b", 3, out, sizeof out), 5);
+    assert_string_equal(out, "a%00b");
+    pt_hive_escape("caf\xc3\xa9 <x>|", 12, out, sizeof out);
+    assert_string_equal(out, "caf\xc3\xa9 <x>|");
+    pt_hive_escape(NULL, 0, out, sizeof out);
+    assert_string_equal(out, "__HIVE_DEFAULT_");   /* truncated to cap - 1 */
+    assert_int_equal(pt_hive_escape("", 0, out, sizeof out), strlen(PT_HIVE_DEFAULT));
+}
+
+static void test_pathtpl_fields_render_hive_style(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    char out[512];
+    const pt_value v[2] = {{"a/b=c d", 7}, {NULL, 0}};
+    assert_int_equal(render_fields("svc={{svc}}/x={{x.y}}/%H/{seq}.parquet", v, 2, out,
+                                   sizeof out, &err), 0);
+    assert_string_equal(out, "svc=a%2Fb%3Dc d/x=__HIVE_DEFAULT_PARTITION__/23/000003.parquet");
+    /* A value can neither climb out nor name the directory itself. */
+    const pt_value dots[1] = {{"..", 2}};
+    assert_int_equal(render_fields("{{v}}/{seq}", dots, 1, out, sizeof out, &err), 0);
+    assert_string_equal(out, "%2E%2E/000003");
+    const pt_value one[1] = {{".", 1}};
+    assert_int_equal(render_fields("{{v}}/{seq}", one, 1, out, sizeof out, &err), 0);
+    assert_string_equal(out, "%2E/000003");
+    /* A value too long for one component is refused, not cut. */
+    char big[300];
+    memset(big, 'v', sizeof big);
+    const pt_value lv[1] = {{big, sizeof big}};
+    assert_int_equal(render_fields("{{v}}/{seq}", lv, 1, out, sizeof out, &err), PQ_ELIMIT);
+    assert_int_equal(render_fields("{{v}}/{seq}", lv, 1, out, 64, &err), PQ_ELIMIT);
+    /* The wrong number of values is the caller's bug, reported. */
+    assert_int_equal(render_fields("{{v}}/{seq}", lv, 0, out, sizeof out, &err), PQ_EINVAL);
+    /* pt_render has no record to take values from. */
+    assert_int_equal(pt_render("{{v}}/{seq}", T, "h", 1, 1, out, sizeof out, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "per record"));
+}
+
+static void test_pathtpl_field_errors_have_offsets(void **state)
+{
+    (void)state;
+    static const struct { const char *tmpl; size_t off; const char *why; } bad[] = {
+        {"{{svc}/{seq}", 0, "'{{' without a closing '}}'"},
+        {"a/{{}}/{seq}", 2, "empty field name"},
+        {"a/{{x..y}}/{seq}", 6, "empty key in a dotted path"},
+        {"a/{{.x}}/{seq}", 4, "empty key in a dotted path"},
+        {"a/{{/x~2}}/{seq}", 6, "'~' must be followed by 0 or 1"},
+        {"a/{{x\ty}}/{seq}", 5, "control character in a field name"},
+        {"a/{{x{y}}/{seq}", 5, "may not contain '{' or '}'"},
+        {"a/b\x7f/{seq}", 3, "control character in the path"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pt_template t;
+        size_t off = 999;
+        pq_err err = {0};
+        int rc = pt_parse(bad[i].tmpl, &t, &off, &err);
+        pt_free(&t);
+        if (rc != PQ_EINVAL || off != bad[i].off || strstr(err.msg, bad[i].why) == NULL)
+            fail_msg("'%s': rc %d off %zu '%s', expected offset %zu '%s'", bad[i].tmpl, rc, off,
+                     err.msg, bad[i].off, bad[i].why);
+    }
+    char many[256] = "";
+    for (int i = 0; i < PT_FIELDS_MAX + 1; i++)
+        strcat(many, "{{f}}");
+    strcat(many, "{seq}");
+    pt_template t;
+    size_t off = 0;
+    pq_err err = {0};
+    assert_int_equal(pt_parse(many, &t, &off, &err), PQ_ELIMIT);
+    assert_int_equal(off, 5 * PT_FIELDS_MAX);
+    pt_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +315,10 @@ int main(void)
         cmocka_unit_test(test_pathtpl_traversal_and_absolute_paths_are_refused),
         cmocka_unit_test(test_pathtpl_length_limits),
         cmocka_unit_test(test_pathtpl_check_relative),
+        cmocka_unit_test(test_pathtpl_fields_parse_dotted_pointer_and_index),
+        cmocka_unit_test(test_pathtpl_hive_escape_set),
+        cmocka_unit_test(test_pathtpl_fields_render_hive_style),
+        cmocka_unit_test(test_pathtpl_field_errors_have_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
