@@ -10,7 +10,7 @@
  * version 4 UUID per file (unique across hosts and restarts). `%%` is a literal
  * '%'. The result is relative to output.dir and must stay inside it.
  *
- * The accepted fields and the checks agree with schema/config/config_output.c's
+ * The accepted fields and the checks agree with daemon/config/config_output.c's
  * cf_path_check, which validates output.path when the configuration is
  * loaded; pt_check repeats them here so a template that reaches the
  * daemon another way (convert's -o DIR, tests) gets the same answer, and
