@@ -1,5 +1,5 @@
 /* fuzz_schema_yaml.c - libFuzzer target for the schema language
- * (schema/colspec/, schema/config/yamlpos.c).
+ * (schema/colspec/, schema/yaml/yamlpos.c).
  *
  * The input is a schema YAML document, loaded from memory. A schema that
  * loads must also build into a pq_schema whose leaves agree with the

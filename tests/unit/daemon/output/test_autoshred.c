@@ -44,7 +44,7 @@ typedef struct fixture {
     char published[512];
 } fixture;
 
-/* Mode 0600: key files readable by others are refused (schema/config/keyfile.c). */
+/* Mode 0600: key files readable by others are refused (daemon/config/keyfile.c). */
 static void write_file(const char *dir, const char *name, const char *text)
 {
     assert_int_equal(pqt_write_file(dir, name, text, 0600), 0);

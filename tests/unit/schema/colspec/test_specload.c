@@ -1,5 +1,5 @@
 /* test_specload.c - loading a schema document (schema/colspec/specload.c
- * over schema/config/yamlpos.c): the built-in default schema, a missing
+ * over schema/yaml/yamlpos.c): the built-in default schema, a missing
  * file, and errors at the YAML level (syntax, aliases, duplicate keys,
  * several documents). */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_units.c - configuration sizes and durations (schema/config/
+/* test_units.c - configuration sizes and durations (schema/yaml/
  * units.c): units, overflow, garbage and ambiguous units, and formatting
  * back. */
 #include <stdarg.h>

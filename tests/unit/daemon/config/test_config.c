@@ -1,4 +1,4 @@
-/* test_config.c - the configuration file (schema/config/config.c):
+/* test_config.c - the configuration file (daemon/config/config.c):
  * built-in defaults, an empty file, the writer options mapping, the spool,
  * limits, errors and metrics sections, and a missing file, with errors at
  * their exact FILE:LINE:COL. */

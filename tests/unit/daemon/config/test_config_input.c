@@ -1,4 +1,4 @@
-/* test_config_input.c - the `inputs:` section (schema/config/
+/* test_config_input.c - the `inputs:` section (daemon/config/
  * config_input.c, config_sec.c): TCP and Unix inputs, tls and peer ids,
  * and their errors at FILE:LINE:COL. */
 #include <stdarg.h>

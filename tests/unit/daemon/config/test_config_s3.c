@@ -1,4 +1,4 @@
-/* test_config_s3.c - output.s3 (schema/config/config_s3.c): values and
+/* test_config_s3.c - output.s3 (daemon/config/config_s3.c): values and
  * defaults, the three credential forms, and errors naming file, line,
  * column and key; with s3 the path template may not use {pid} / {uuid}
  * and defaults to one without {pid}. */

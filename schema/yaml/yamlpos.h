@@ -1,5 +1,5 @@
 /* yamlpos.h - libyaml document loading with positioned errors, shared by
- * the configuration (schema/config/) and schema (schema/colspec/) loaders.
+ * the configuration (daemon/config/) and schema (schema/colspec/) loaders.
  *
  * Every message made here starts with "FILE:LINE:COL: " (1-based; libyaml
  * marks are 0-based) so an operator can jump straight to the key at fault.

@@ -1,5 +1,5 @@
 /* test_config_addr.c - TCP addresses in the configuration
- * (schema/config/config_addr.c): the host:port and [v6]:port forms and
+ * (daemon/config/config_addr.c): the host:port and [v6]:port forms and
  * their errors. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* test_config_schema.c - the `schema:` of the configuration
- * (schema/config/config_schema.c): inline and by path (relative to the
+ * (daemon/config/config_schema.c): inline and by path (relative to the
  * configuration file), errors that name their file, and schema key ids
  * bound to output.encryption. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_config_output.c - the `output:` section (schema/config/
+/* test_config_output.c - the `output:` section (daemon/config/
  * config_output.c): the path template checks, every output key, partial
  * settings keeping defaults, encryption, and their errors at FILE:LINE:COL. */
 #include <stdarg.h>
