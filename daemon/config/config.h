@@ -210,7 +210,4 @@ bool cf_addr_overlaps(const cf_addr *a, const cf_addr *b);
 /* Frees t and what it owns; NULL is a no-op. */
 void cf_tls_free(cf_tls *t);
 
-/* Checks an output path template; on error *off is the offending offset.
- * daemon/output/pathtpl.c renders templates and applies the same rules. */
-int cf_path_check(const char *tmpl, size_t *off, const char **why);
 #endif

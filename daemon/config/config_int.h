@@ -41,7 +41,7 @@ void cf_free_inputs(cf_config *c);
 int cf_parse_output(cf_ctx *x, yaml_node_t *m);
 /* output.s3 (config_s3.c). */
 int cf_parse_s3(cf_ctx *x, yaml_node_t *m, cf_s3 **out);
-/* After output.path: with s3, its default, and no {pid} / {uuid}. */
+/* After output.path: with s3 and no output.path, the S3 default. */
 int cf_s3_check_path(cf_ctx *x, yaml_node_t *path_node, cf_output *o);
 
 /* config_schema.c: `schema:` (a path relative to the configuration file, or

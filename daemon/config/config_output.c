@@ -7,70 +7,11 @@
  * Thread: whichever loads the configuration. */
 #include "config_int.h"
 #include "compress.h"
+#include "pathtpl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- output path template ------------------------------------------- */
-
-/* strftime conversions that make sense in a file name: no %n/%t, no
- * locale-dependent %c/%x/%X, and no %D (its slashes would nest directories
- * by accident). */
-static const char path_conversions[] = "YmdHMSjyCGgVuUWwaAbBhepIlkszZFTR%";
-
-int cf_path_check(const char *tmpl, size_t *off, const char **why)
-{
-    static const char *const names[] = {"host", "pid", "seq", "uuid"};
-    bool seq = false;
-    *off = 0;
-    if (tmpl[0] == '/') {
-        *why = "must be relative to output.dir";
-        return PQ_EINVAL;
-    }
-    for (size_t i = 0; tmpl[i]; i++) {
-        *off = i;
-        char ch = tmpl[i];
-        if (ch == '%') {
-            if (tmpl[i + 1] == '\0' || strchr(path_conversions, tmpl[i + 1]) == NULL) {
-                *why = "unsupported % field (use %Y %m %d %H %M %S %j %F %s ... or %% for '%')";
-                return PQ_EINVAL;
-            }
-            i++;
-        } else if (ch == '{') {
-            const char *close = strchr(tmpl + i, '}');
-            size_t k = 0, len = close ? (size_t)(close - tmpl - i - 1) : 0;
-            while (close && k < 4 && (strlen(names[k]) != len || strncmp(names[k], tmpl + i + 1, len)))
-                k++;
-            if (close == NULL || k == 4) {
-                *why = close ? "unknown placeholder (expected {host}, {pid}, {seq} or {uuid})"
-                             : "'{' without a closing '}'";
-                return PQ_EINVAL;
-            }
-            seq |= k >= 2;
-            i += len + 1;
-        } else if (ch == '}') {
-            *why = "'}' without an opening '{'";
-            return PQ_EINVAL;
-        } else if ((unsigned char)ch < 0x20) {
-            *why = "control character in the path";
-            return PQ_EINVAL;
-        } else if (ch == '/' && (i == 0 || tmpl[i + 1] == '/' || tmpl[i + 1] == '\0')) {
-            *why = "empty directory name in the path";
-            return PQ_EINVAL;
-        } else if (ch == '.' && (i == 0 || tmpl[i - 1] == '/') && tmpl[i + 1] == '.' &&
-                   (tmpl[i + 2] == '/' || tmpl[i + 2] == '\0')) {
-            *why = "'..' would leave output.dir";
-            return PQ_EINVAL;
-        }
-    }
-    if (!seq) {
-        *off = strlen(tmpl);
-        *why = "must contain {seq} or {uuid}, or files rotated within the same period would collide";
-        return PQ_EINVAL;
-    }
-    return PQ_OK;
-}
 
 /* ---- the output: mapping ------------------------------------------------ */
 
@@ -271,13 +212,30 @@ static int parse_encryption(cf_ctx *x, yaml_node_t *m, cf_encryption *e)
     return rc;
 }
 
+/* The template's one grammar is pathtpl.c's; here its refusals get the
+ * file, line and column. With output.s3, {pid} and {uuid} are refused too. */
 static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
 {
-    const char *why;
-    size_t off;
+    pt_template t;
+    size_t off = 0;
     int rc = yp_strdup(x->d, v, "output.path", &o->path, x->err);
-    if (rc == 0 && cf_path_check(o->path, &off, &why) != 0)
-        return yp_err_at(x->d, v, off, x->err, "output.path: %s", why);
+    if (rc != 0)
+        return rc;
+    pq_err why = {0};
+    rc = pt_parse(o->path, &t, &off, &why);
+    if (rc == PQ_ENOMEM)
+        rc = cf_nomem(x->err);
+    else if (rc != 0)
+        rc = yp_err_at(x->d, v, off, x->err, "output.path: %s", why.msg);
+    else if (t.n_fields > 0)
+        rc = yp_err_at(x->d, v, t.fields[0].off, x->err, "output.path: {{%s}}: routing records "
+                       "to files by their fields is not in this build yet", t.fields[0].text);
+    else if (o->s3 != NULL && (t.has_pid || t.has_uuid))
+        rc = yp_err_at(x->d, v, t.has_pid ? t.pid_off : t.uuid_off, x->err, "output.path: %s "
+                       "differs between runs, so with output.s3 a file written again after a "
+                       "crash would land as a second object; use {host} and {seq} (the file's "
+                       "first spool seq)", t.has_pid ? "{pid}" : "{uuid}");
+    pt_free(&t);
     return rc;
 }
 

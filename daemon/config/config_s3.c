@@ -143,25 +143,17 @@ int cf_parse_s3(cf_ctx *x, yaml_node_t *m, cf_s3 **out)
     return rc;
 }
 
-/* With s3: the default path without {pid}, and no {pid} / {uuid}. */
+/* With s3 and no output.path: the default path without {pid} (a given
+ * output.path with {pid} or {uuid} is refused where it is parsed,
+ * config_output.c). */
 int cf_s3_check_path(cf_ctx *x, yaml_node_t *path_node, cf_output *o)
 {
-    if (o->s3 == NULL)
+    if (o->s3 == NULL || path_node != NULL)
         return 0;
-    if (path_node == NULL) {
-        char *p = strdup(S3_DEFAULT_PATH);
-        if (p == NULL)
-            return cf_nomem(x->err);
-        free(o->path);
-        o->path = p;
-        return 0;
-    }
-    const char *bad = strstr(o->path, "{pid}") ? "{pid}" : strstr(o->path, "{uuid}") ? "{uuid}"
-                                                                                     : NULL;
-    if (bad != NULL)
-        return yp_err_at(x->d, path_node, (size_t)(strstr(o->path, bad) - o->path), x->err,
-                         "output.path: %s differs between runs, so with output.s3 a file "
-                         "written again after a crash would land as a second object; use "
-                         "{host} and {seq} (the file's first spool seq)", bad);
+    char *p = strdup(S3_DEFAULT_PATH);
+    if (p == NULL)
+        return cf_nomem(x->err);
+    free(o->path);
+    o->path = p;
     return 0;
 }

@@ -115,6 +115,7 @@ static int parse_field(pt_template *t, const char *tmpl, size_t at, size_t *len,
     if (t->n_fields == PT_FIELDS_MAX)
         return bad(off, at, err, PQ_ELIMIT, "more than 16 {{FIELD}}s in one template");
     pt_field *f = &t->fields[t->n_fields++];
+    f->off = at;
     if ((f->text = strndup(s, n)) == NULL)
         return bad(off, at, err, PQ_ENOMEM, "out of memory");
     if (strcmp(f->text, "_index") == 0) {

@@ -50,6 +50,7 @@
 /* One {{FIELD}} of a template, in order of appearance. */
 typedef struct pt_field {
     char *text;                  /* as written between the braces */
+    size_t off;                  /* of its "{{" in the template */
     char **keys;                 /* the record keys it walks (unescaped) */
     size_t n_keys;
     bool index;                  /* _index: the bulk action's index */
