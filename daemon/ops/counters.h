@@ -20,6 +20,17 @@ typedef enum dm_reject {
     DM_REJECT_COUNT
 } dm_reject;
 
+/* Why an output file was closed (label `reason` in /metrics): rotate.
+ * max_bytes, rotate.max_rows, rotate.max_age, or everything being
+ * published at once (shutdown, SIGHUP, the end of `parqd convert`). */
+typedef enum dm_close {
+    DM_CLOSE_SIZE,
+    DM_CLOSE_ROWS,
+    DM_CLOSE_AGE,
+    DM_CLOSE_SHUTDOWN,
+    DM_CLOSE_COUNT
+} dm_close;
+
 /* Why a connection was closed at once (label `reason` in /metrics). */
 typedef enum dm_refuse {
     DM_REFUSE_MAX_CONNECTIONS,   /* limits.max_connections reached */
@@ -70,6 +81,7 @@ typedef struct dm_counters {
     _Atomic uint64_t rows_written;          /* in published files */
     _Atomic uint64_t row_groups_written;    /* in published files */
     _Atomic uint64_t files_written;         /* published */
+    _Atomic uint64_t files_closed[DM_CLOSE_COUNT]; /* by the assembler, by reason */
     _Atomic uint64_t bytes_written;         /* Parquet bytes published */
     _Atomic uint64_t write_errors;
     _Atomic uint64_t queue_batches;         /* gauge: batches waiting for a worker */

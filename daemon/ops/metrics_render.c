@@ -123,6 +123,13 @@ static const char *const mt_reject_reasons[DM_REJECT_COUNT] = {
     [DM_REJECT_SCHEMA] = "schema",
 };
 
+static const char *const mt_close_reasons[DM_CLOSE_COUNT] = {
+    [DM_CLOSE_SIZE] = "size",
+    [DM_CLOSE_ROWS] = "rows",
+    [DM_CLOSE_AGE] = "age",
+    [DM_CLOSE_SHUTDOWN] = "shutdown",
+};
+
 static const char *const mt_refuse_reasons[DM_REFUSE_COUNT] = {
     [DM_REFUSE_MAX_CONNECTIONS] = "max_connections",
     [DM_REFUSE_OUT_OF_FDS] = "out_of_fds",
@@ -159,6 +166,13 @@ static void render_counters(mt_out *o)
     for (int r = 0; r < DM_REJECT_COUNT; r++)
         put(o, "parqd_records_rejected_total{reason=\"%s\"} %" PRIu64 "\n", mt_reject_reasons[r],
             dm_get(&dm_counters_global.records_rejected[r]));
+    family(o, "parqd_files_closed_total", "counter",
+           "Output files closed (then published), by reason: rotate.max_bytes (size), "
+           "rotate.max_rows (rows), rotate.max_age (age), or all files at once on shutdown, "
+           "SIGHUP or the end of a convert (shutdown).");
+    for (int r = 0; r < DM_CLOSE_COUNT; r++)
+        put(o, "parqd_files_closed_total{reason=\"%s\"} %" PRIu64 "\n", mt_close_reasons[r],
+            dm_get(&dm_counters_global.files_closed[r]));
 }
 
 /* ---- HTTP inputs ------------------------------------------------------- */

@@ -183,7 +183,7 @@ static int close_rowgroup(pl_pipeline *p, pq_err *err)
     return close_segment(p, true, err);
 }
 
-static int close_file(pl_pipeline *p, pq_err *err)
+static int close_file(pl_pipeline *p, dm_close why, pq_err *err)
 {
     if (p->cur_file == NULL)
         return 0;
@@ -200,6 +200,7 @@ static int close_file(pl_pipeline *p, pq_err *err)
         j->ready = true;
         p->cur_file = NULL;
         job_enqueue(p, j);
+        dm_add(&dm_counters_global.files_closed[why], 1);
     }
     dm_mutex_unlock(&p->mu);
     return j != NULL ? 0 : PQ_ENOMEM;
@@ -237,7 +238,9 @@ static bool segment_full(const pl_pipeline *p)
                                  pq_rowgroup_buffered_bytes(p->cur_rg) >= bytes);
 }
 
-static bool rotate_due(const pl_pipeline *p)
+/* DM_CLOSE_ROWS or DM_CLOSE_SIZE when the current file is due to close,
+ * DM_CLOSE_COUNT when not. */
+static dm_close rotate_due(const pl_pipeline *p)
 {
     const pl_file *f = p->cur_file;
     fs_usage u = {
@@ -248,7 +251,9 @@ static bool rotate_due(const pl_pipeline *p)
         .rows_written = f->rows,
     };
     fs_rotate r = {.max_bytes = p->cfg.rotate.max_bytes, .max_rows = p->cfg.rotate.max_rows};
-    return fs_rotate_due(&r, &u);
+    if (!fs_rotate_due(&r, &u))
+        return DM_CLOSE_COUNT;
+    return r.max_rows != 0 && f->rows >= r.max_rows ? DM_CLOSE_ROWS : DM_CLOSE_SIZE;
 }
 
 /* How many of the batch's remaining rows fit the row group and file. */
@@ -334,7 +339,8 @@ static int move_rows(pl_pipeline *p, pl_batch *b, pq_err *err)
             return rc;
         if (segment_full(p) && (rc = close_segment(p, false, err)) != 0)
             return rc;
-        if (rotate_due(p) && (rc = close_file(p, err)) != 0)
+        dm_close why = rotate_due(p);
+        if (why != DM_CLOSE_COUNT && (rc = close_file(p, why, err)) != 0)
             return rc;
     }
     p->next_seq = pl_batch_end_seq(b);
@@ -374,7 +380,7 @@ static int write_rejects(pl_pipeline *p, const pl_batch *b, pq_err *err)
 static int assemble_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
 {
     if (b->marker == PL_MARK_CLOSE)
-        return close_file(p, err);
+        return close_file(p, DM_CLOSE_SHUTDOWN, err);
     if (b->marker == PL_MARK_FLUSH)
         return close_rowgroup(p, err);
     int64_t now = pl_mono_us();
@@ -382,7 +388,7 @@ static int assemble_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
     int rc = 0;
     if (p->cur_file != NULL && rot->max_age_ms &&
         now - p->cur_file->opened_us >= (int64_t)rot->max_age_ms * 1000)
-        return close_file(p, err);
+        return close_file(p, DM_CLOSE_AGE, err);
     if ((p->cur_rg != NULL || p->rg_open) && rg->max_age_ms &&
         now - p->rg_started_us >= (int64_t)rg->max_age_ms * 1000)
         rc = close_rowgroup(p, err);

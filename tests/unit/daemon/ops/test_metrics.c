@@ -386,6 +386,8 @@ static void test_metrics_follow_counters(void **state)
     dm_add(&dm_counters_global.backpressure_us, 1500001);
     dm_set(&dm_counters_global.connections_open, 3);
     dm_add(&dm_counters_global.bytes_written, 999);
+    dm_add(&dm_counters_global.files_closed[DM_CLOSE_AGE], 4);
+    dm_add(&dm_counters_global.files_closed[DM_CLOSE_SHUTDOWN], 1);
     response r = get(s->port, "GET /metrics HTTP/1.0\r\n\r\n");
     assert_int_equal(r.status, 200);
     check_exposition(r.body);
@@ -397,6 +399,10 @@ static void test_metrics_follow_counters(void **state)
     assert_non_null(strstr(r.body, "\nparqd_backpressure_seconds_total 1.500001\n"));
     assert_true(value_of(r.body, "parqd_connections_open") == 3);
     assert_true(value_of(r.body, "parqd_written_bytes_total") == 999);
+    assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"size\"}") == 0);
+    assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"rows\"}") == 0);
+    assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"age\"}") == 4);
+    assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"shutdown\"}") == 1);
     free(r.raw);
 
     dm_add(&dm_counters_global.records_received, 5);

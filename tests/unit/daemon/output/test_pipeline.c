@@ -285,6 +285,9 @@ static void test_pipeline_publishes_in_order_with_contiguous_ranges(void **state
     pqt_rng rng;
     rng.state = pqt_seed();
     pl_pipeline *p = start(f, PL_PUBLISH_EACH, 2, 500, 2000, 1);
+    uint64_t closed[DM_CLOSE_COUNT];
+    for (int r = 0; r < DM_CLOSE_COUNT; r++)
+        closed[r] = dm_get(&dm_counters_global.files_closed[r]);
     submit_ids(p, &rng, 1, 9001, 100);          /* 90 bad lines */
     pl_close_files(p);
     assert_int_equal(pl_drain(p, NULL), 0);
@@ -293,6 +296,12 @@ static void test_pipeline_publishes_in_order_with_contiguous_ranges(void **state
     assert_int_equal(st.rows, 8910);
     assert_int_equal(st.rejected, 90);
     assert_int_equal(f->n_published, 5);        /* 4 x 2000 + 910 */
+    /* /metrics: four closed by rotate.max_rows, the last by the close. */
+    assert_int_equal(dm_get(&dm_counters_global.files_closed[DM_CLOSE_ROWS]) - closed[DM_CLOSE_ROWS], 4);
+    assert_int_equal(dm_get(&dm_counters_global.files_closed[DM_CLOSE_SHUTDOWN]) -
+                     closed[DM_CLOSE_SHUTDOWN], 1);
+    assert_int_equal(dm_get(&dm_counters_global.files_closed[DM_CLOSE_SIZE]) - closed[DM_CLOSE_SIZE], 0);
+    assert_int_equal(dm_get(&dm_counters_global.files_closed[DM_CLOSE_AGE]) - closed[DM_CLOSE_AGE], 0);
     assert_int_equal(f->intents, 5);
     for (size_t i = 0; i + 1 < f->n_published; i++)
         assert_true(f->ends[i] < f->ends[i + 1]);
