@@ -2,9 +2,11 @@
 # test_daemon_path_grammar.sh - output.path has one grammar (issue 20):
 # `parqd check` and the daemon's start-up accept and refuse exactly the
 # same templates, and a refusal reads FILE:LINE:COL with the column of
-# the offending character, the same from both. Each row of the table is
+# the offending character, the same from both (and from `parqd convert
+# --config`, which loads the same configuration). Each row of the table is
 # tried with both; an accepted template must also start the daemon (ready,
-# then SIGTERM, exit 0). {{FIELD}}s parse (their errors are in the table)
+# then SIGTERM, exit 0) and name the file `parqd convert` writes (read back
+# with DuckDB). {{FIELD}}s parse (their errors are in the table)
 # but are refused until records are routed to many files by their values.
 #
 #   bash test_daemon_path_grammar.sh BUILD_DIR [TESTDATA_DIR]
@@ -23,8 +25,8 @@ dt=%Y-%m-%d/hour=%H/{host}-{pid}-{seq}.parquet|ok
 x/%F/{uuid}.parquet|ok
 service={{service}}/dt=%Y-%m-%d/hour=%H/{host}-{seq}.parquet|18|\{\{service\}\}: routing records to files by their fields is not in this build yet
 i={{_index}}/p={{/id.orig_h/a~1b}}/{uuid}.parquet|12|\{\{_index\}\}: routing records
-..a/b../.../{seq}|ok
-100%%/{seq}|ok
+..a/b../.../{seq}.parquet|ok
+100%%/{seq}.parquet|ok
 {{svc}/{seq}|10|'\{\{' without a closing '\}\}'
 a/{{}}/{seq}|12|empty field name
 a/{{x..y}}/{seq}|16|empty key in a dotted path
@@ -62,10 +64,20 @@ while IFS='|' read -r tmpl col why; do
             bad "start-up accepts '$tmpl'" "$(tail -n 2 "$dir/run.log" | tr '\n' ' ')"
             [ -n "${DPID:-}" ] && daemon_stop KILL 5
         fi
+        # convert renders it: one file under out/, read back by DuckDB.
+        printf '{"n":%d}\n' "$n" >"$dir/in.ndjson"
+        (cd "$dir" && "$PARQD" convert --config c.yaml -o conv/ in.ndjson) >/dev/null 2>"$dir/conv.err"
+        f=$(parquet_files "$dir/conv")
+        check "convert renders '$tmpl' ($(sed "s|^$dir/conv/||" <<<"$f"))" test "$(grep -c . <<<"$f")" = 1
+        got=$(duck "SELECT CAST(variant_extract(event, 'n') AS INT) AS n FROM read_parquet('$f', hive_partitioning = false)")
+        check "'$tmpl': DuckDB reads the record back ($got)" test "$got" = "[{\"n\":$n}]"
         continue
     fi
     (cd "$dir" && timeout 20 "$PARQD" --config c.yaml) >/dev/null 2>"$dir/run.err"
     run_rc=$?
+    : >"$dir/in.ndjson"
+    (cd "$dir" && "$PARQD" convert --config c.yaml -o out/ in.ndjson) >/dev/null 2>"$dir/conv.err"
+    conv_rc=$?
     want="c.yaml:4:$col: output.path: .*$why"
     check "check refuses '$tmpl' (exit $check_rc)" test "$check_rc" = 1
     check "start-up refuses '$tmpl' (exit $run_rc)" test "$run_rc" = 1
@@ -75,6 +87,9 @@ while IFS='|' read -r tmpl col why; do
     a=$(grep -oE 'c\.yaml:[0-9]+:[0-9]+: .*' "$dir/check.err" | head -n 1)
     b=$(grep -oE 'c\.yaml:[0-9]+:[0-9]+: .*' "$dir/run.err" | head -n 1)
     check "'$tmpl': start-up says what check says ('$b')" test -n "$a" -a "$a" = "$b"
+    c=$(grep -oE 'c\.yaml:[0-9]+:[0-9]+: .*' "$dir/conv.err" | head -n 1)
+    check "'$tmpl': convert refuses it too (exit $conv_rc) with the same words" \
+        test "$conv_rc" = 1 -a "$c" = "$a"
 done <<<"$TABLE"
 
 finish
