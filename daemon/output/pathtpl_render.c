@@ -122,7 +122,10 @@ static size_t put_brace(out *o, const char *s, const pt_vars *v, size_t *field)
     if (s[1] == '{') {
         const pt_value *val = &v->fields[(*field)++];
         size_t w = pt_hive_escape(val->p, val->len, tmp, sizeof tmp);
-        put(o, tmp, w < sizeof tmp ? w : sizeof tmp);   /* truncated: overflow */
+        if (w >= sizeof tmp)
+            o->overflow = true;  /* longer than any path: refused below */
+        else
+            put(o, tmp, w);
         return (size_t)(strstr(s + 2, "}}") - s) + 2;
     }
     size_t len = (size_t)(strchr(s, '}') - s) + 1;

@@ -265,6 +265,10 @@ static void test_pathtpl_fields_render_hive_style(void **state)
     const pt_value lv[1] = {{big, sizeof big}};
     assert_int_equal(render_fields("{{v}}/{seq}", lv, 1, out, sizeof out, &err), PQ_ELIMIT);
     assert_int_equal(render_fields("{{v}}/{seq}", lv, 1, out, 64, &err), PQ_ELIMIT);
+    static char huge[2 * PT_PATH_MAX];            /* escapes to 3 x its length */
+    memset(huge, '/', sizeof huge);
+    const pt_value hv[1] = {{huge, sizeof huge}};
+    assert_int_equal(render_fields("{{v}}/{seq}", hv, 1, out, sizeof out, &err), PQ_ELIMIT);
     /* The wrong number of values is the caller's bug, reported. */
     assert_int_equal(render_fields("{{v}}/{seq}", lv, 0, out, sizeof out, &err), PQ_EINVAL);
     /* pt_render has no record to take values from. */
