@@ -21,12 +21,15 @@ typedef enum dm_reject {
 } dm_reject;
 
 /* Why an output file was closed (label `reason` in /metrics): rotate.
- * max_bytes, rotate.max_rows, rotate.max_age, or everything being
- * published at once (shutdown, SIGHUP, the end of `parqd convert`). */
+ * max_bytes, rotate.max_rows, rotate.max_age, a record whose time renders
+ * other directories than the file's (output.path's time fields), or
+ * everything being published at once (shutdown, SIGHUP, the end of
+ * `parqd convert`). */
 typedef enum dm_close {
     DM_CLOSE_SIZE,
     DM_CLOSE_ROWS,
     DM_CLOSE_AGE,
+    DM_CLOSE_PERIOD,
     DM_CLOSE_SHUTDOWN,
     DM_CLOSE_COUNT
 } dm_close;

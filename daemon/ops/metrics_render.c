@@ -127,6 +127,7 @@ static const char *const mt_close_reasons[DM_CLOSE_COUNT] = {
     [DM_CLOSE_SIZE] = "size",
     [DM_CLOSE_ROWS] = "rows",
     [DM_CLOSE_AGE] = "age",
+    [DM_CLOSE_PERIOD] = "period",
     [DM_CLOSE_SHUTDOWN] = "shutdown",
 };
 
@@ -168,8 +169,9 @@ static void render_counters(mt_out *o)
             dm_get(&dm_counters_global.records_rejected[r]));
     family(o, "parqd_files_closed_total", "counter",
            "Output files closed (then published), by reason: rotate.max_bytes (size), "
-           "rotate.max_rows (rows), rotate.max_age (age), or all files at once on shutdown, "
-           "SIGHUP or the end of a convert (shutdown).");
+           "rotate.max_rows (rows), rotate.max_age (age), a record whose time renders other "
+           "directories of output.path (period), or all files at once on shutdown, SIGHUP or "
+           "the end of a convert (shutdown).");
     for (int r = 0; r < DM_CLOSE_COUNT; r++)
         put(o, "parqd_files_closed_total{reason=\"%s\"} %" PRIu64 "\n", mt_close_reasons[r],
             dm_get(&dm_counters_global.files_closed[r]));

@@ -38,6 +38,38 @@ static int render_name(pl_pipeline *p, pl_file *f, pq_err *err)
     return pt_render(p->tmpl, f->first_time, p->host, p->pid, seq, f->name, sizeof f->name, err);
 }
 
+/* f's period becomes the pt_dir_period seconds holding t. */
+static void period_bounds(const pl_pipeline *p, pl_file *f, int64_t t)
+{
+    const int64_t g = p->period_s;
+    f->period_lo = g ? t - ((t % g) + g) % g : INT64_MIN;
+    f->period_hi = g ? f->period_lo + g : INT64_MAX;
+}
+
+bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t)
+{
+    if (t >= f->period_lo && t < f->period_hi)
+        return true;
+    char key[PL_PERIOD_KEY_MAX];
+    if (pt_dir_time_key(&p->tpl, (time_t)t, key, sizeof key, NULL) != 0 ||
+        strcmp(key, f->period_key) != 0)
+        return false;
+    period_bounds(p, f, t);
+    return true;
+}
+
+/* A key that cannot be rendered (a time out of range) leaves the file
+ * without a period: its name failed to render too, so it is not opened. */
+static void set_period(const pl_pipeline *p, pl_file *f)
+{
+    period_bounds(p, f, (int64_t)f->first_time);
+    if (p->period_s != 0 && pt_dir_time_key(&p->tpl, f->first_time, f->period_key,
+                                            sizeof f->period_key, NULL) != 0) {
+        f->period_lo = INT64_MIN;
+        f->period_hi = INT64_MAX;
+    }
+}
+
 int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err *err)
 {
     pl_file *f = calloc(1, sizeof *f);
@@ -46,6 +78,7 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err 
     f->first_seq = p->next_seq;  /* assembly token held */
     f->first_time = (time_t)(first_ingest_us / 1000000);
     f->opened_us = pl_mono_us();
+    set_period(p, f);
     int rc = render_name(p, f, err);
     rc = rc ? rc : st_open(p->store, f->name, &f->out, err);
     if (rc != 0) {

@@ -190,6 +190,8 @@ static int parse_body(pt_template *t, const char *tmpl, size_t *off, pq_err *err
         }
         if (rc != 0)
             return rc;
+        if (tmpl[i] == '/')
+            t->dir_len = i;
         i += len - 1;
     }
     if (!seq)

@@ -63,6 +63,7 @@ typedef struct pt_template {
     bool has_time;               /* strftime fields other than %% */
     bool has_pid, has_uuid;      /* differ between runs (S3 refuses them) */
     size_t pid_off, uuid_off;    /* their first offsets */
+    size_t dir_len;              /* the directories: text up to its last '/' */
 } pt_template;
 
 /* A {{FIELD}}'s value for one record: p == NULL when the record lacks it
@@ -106,6 +107,20 @@ int pt_render_vars(const pt_template *t, const pt_vars *v, char *out, size_t n, 
  * template with fields is refused: it needs a record). */
 int pt_render(const char *tmpl, time_t t, const char *host, long pid, uint64_t seq, char *out,
               size_t n, pq_err *err);
+
+/* The directories' time. strftime fields in the directories (the
+ * template up to its last '/') partition the output: a file holds only
+ * records whose time renders the same directories. Fields in the file
+ * name only stamp it with its first record's time. pt_dir_period is the
+ * period of the finest such field in seconds: 1 (%S %s %T), 60 (%M %R),
+ * 3600 (%H %I %l %k %p) or 86400 (the rest: coarser fields are checked
+ * at each day); 0 when the directories have no time field. */
+int64_t pt_dir_period(const pt_template *t);
+
+/* The directories' time fields rendered for `when`, back to back: two
+ * times with the same key put their records in the same directories.
+ * Returns 0, or PQ_ELIMIT / PQ_EINVAL (no room, time out of range). */
+int pt_dir_time_key(const pt_template *t, time_t when, char *out, size_t n, pq_err *err);
 
 /* Escapes one value for a path segment as Hive does: bytes 0x00-0x1F,
  * 0x7F and " # % ' * / : = ? \ { [ ] ^ become %XX (uppercase hex); all

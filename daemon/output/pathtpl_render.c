@@ -198,3 +198,65 @@ int pt_render(const char *tmpl, time_t t, const char *host, long pid, uint64_t s
     pt_free(&tpl);
     return rc;
 }
+
+/* Seconds in the period of strftime field c (0: it does not change). */
+static int64_t field_period(char c)
+{
+    if (strchr("SsT", c) != NULL)
+        return 1;
+    if (strchr("MR", c) != NULL)
+        return 60;
+    if (strchr("HIlkp", c) != NULL)
+        return 3600;
+    return strchr("zZ%", c) != NULL ? 0 : 86400;
+}
+
+/* Index of the next strftime conversion character of the directories at
+ * or after i (the one after its '%'), or t->dir_len when there is none. */
+static size_t next_dir_field(const pt_template *t, size_t i)
+{
+    const char *s = t->text;
+    while (i < t->dir_len) {
+        if (s[i] == '{' && s[i + 1] == '{')
+            i = (size_t)(strstr(s + i + 2, "}}") - s) + 2;
+        else if (s[i] == '%')
+            return i + 1;
+        else
+            i++;
+    }
+    return t->dir_len;
+}
+
+int64_t pt_dir_period(const pt_template *t)
+{
+    int64_t period = 0;
+    for (size_t i = next_dir_field(t, 0); i < t->dir_len; i = next_dir_field(t, i + 1)) {
+        int64_t f = field_period(t->text[i]);
+        if (f != 0 && (period == 0 || f < period))
+            period = f;
+    }
+    return period;
+}
+
+int pt_dir_time_key(const pt_template *t, time_t when, char *out, size_t n, pq_err *err)
+{
+    struct tm tm;
+    if (gmtime_r(&when, &tm) == NULL)
+        return pq_err_set(err, PQ_EINVAL, "output path: time %lld out of range", (long long)when);
+    size_t len = 0;
+    char tmp[64];
+    for (size_t i = next_dir_field(t, 0); i < t->dir_len; i = next_dir_field(t, i + 1)) {
+        const char f[3] = {'%', t->text[i], '\0'};
+        size_t w = t->text[i] == 's' ? (size_t)snprintf(tmp, sizeof tmp, "%lld", (long long)when)
+                                     : strftime(tmp, sizeof tmp, f, &tm);
+        if (len + w + 2 > n)
+            return pq_err_set(err, PQ_ELIMIT, "output path: the directories' time is longer "
+                              "than %zu bytes", n);
+        memcpy(out + len, tmp, w);
+        len += w;
+        out[len++] = '/';
+    }
+    if (n > 0)
+        out[len < n ? len : n - 1] = '\0';
+    return 0;
+}

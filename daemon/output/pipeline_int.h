@@ -50,6 +50,8 @@
  * per part (each worker encodes with its own scratch). */
 #define PL_SPLIT_MIN_BYTES ((size_t)2 << 20)
 
+#define PL_PERIOD_KEY_MAX 128    /* the directories' time fields, rendered */
+
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
 
@@ -60,6 +62,10 @@ typedef struct pl_file {
     st_file *out;                /* the store's file */
     char name[PT_PATH_MAX];      /* rendered, relative to out_dir */
     time_t first_time;           /* ingestion time of its first record */
+    /* The seconds [lo, hi) whose records render its directories (the
+     * template's time fields there; outfile.c), the key they render. */
+    int64_t period_lo, period_hi;
+    char period_key[PL_PERIOD_KEY_MAX];
     int64_t opened_us;           /* monotonic, for rotate.max_age */
     uint64_t first_seq, end_seq; /* lines [first, end) went into it */
     uint64_t rows;               /* assembled into it */
@@ -138,6 +144,8 @@ struct pl_pipeline {
     pl_callbacks cb;
     pq_writer_opts wopts;
     char *out_dir, *tmpl, *file_name, *host;
+    pt_template tpl;             /* tmpl parsed (not with file_name) */
+    int64_t period_s;            /* pt_dir_period: 0, the directories have no time */
     st_store *store, *own_store; /* where files go; own_store: made here */
     long pid;
     pq_schema *ps;
@@ -249,6 +257,10 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err 
 /* Writer: footer, fsync, then publish (or hold). Returns 0 or the error;
  * the file is then freed (published) or left for cleanup (failed). */
 int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err);
+/* Assembler: whether a record of ingestion second t renders f's
+ * directories (when t is past f's period but renders the same ones, a
+ * coarser field, f's period moves on to t's). */
+bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t);
 /* Removes the temporary file and frees f. */
 void pl_file_abort(pl_file *f);
 /* Appends one record to the dead letters (dl_mu held). */

@@ -295,6 +295,18 @@ static uint64_t expected_rowgroup_rows(const pl_pipeline *p, const pq_rowgroup *
     return rows == UINT64_MAX ? 0 : rows;
 }
 
+/* How many of the n rows from `from` on the current file takes: those
+ * whose ingestion time renders its directories. */
+static uint64_t rows_in_period(const pl_pipeline *p, const pl_batch *b, uint64_t from,
+                               uint64_t n)
+{
+    const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
+    for (uint64_t i = 0; p->period_s != 0 && i < n; i++)
+        if (!pl_file_takes(p, p->cur_file, pl_batch_line(b, idx[from + i])->ingest_us / 1000000))
+            return i;
+    return n;
+}
+
 static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *err)
 {
     if (p->cur_file == NULL) {
@@ -327,7 +339,14 @@ static int move_rows(pl_pipeline *p, pl_batch *b, pq_err *err)
     uint64_t moved = 0;
     while (moved < n_rows) {
         int rc = ensure_open(p, b, moved, err);
-        uint64_t n = rc ? 0 : rows_that_fit(p, n_rows - moved);
+        uint64_t fit = rc ? 0 : rows_that_fit(p, n_rows - moved);
+        uint64_t n = rc ? 0 : rows_in_period(p, b, moved, fit);
+        if (rc == 0 && fit > 0 && n == 0) {
+            /* The next row's time renders other directories. */
+            if ((rc = close_file(p, DM_CLOSE_PERIOD, err)) != 0)
+                return rc;
+            continue;
+        }
         rc = rc ? rc : pq_rowgroup_move_rows(p->cur_rg, b->rows, n, err);
         if (rc != 0)
             return rc;

@@ -418,6 +418,10 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
     p->cfg.host = p->host;
     if (!p->out_dir || !p->tmpl || !p->host || (cfg->file_name && !p->file_name))
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    size_t off = 0;
+    if (p->file_name == NULL && pt_parse(p->tmpl, &p->tpl, &off, err) != 0)
+        return pq_err_prefix(err, err->code, "output path, offset %zu", off);
+    p->period_s = p->file_name == NULL ? pt_dir_period(&p->tpl) : 0;
     p->store = cfg->store;
     if (p->store == NULL && st_local_new(&p->own_store, p->out_dir, err) != 0)
         return PQ_ENOMEM;
@@ -507,6 +511,7 @@ void pl_destroy(pl_pipeline *p)
     pq_schema_destroy(p->ps);
     free(p->auto_cols);
     free(p->out_dir);
+    pt_free(&p->tpl);
     free(p->tmpl);
     free(p->file_name);
     free(p->host);

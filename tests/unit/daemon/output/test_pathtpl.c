@@ -311,6 +311,45 @@ static void test_pathtpl_field_errors_have_offsets(void **state)
     pt_free(&t);
 }
 
+/* Only the directories' time fields partition: the file name's stamp it. */
+static void test_pathtpl_directories_time_period_and_key(void **state)
+{
+    (void)state;
+    static const struct { const char *tmpl; int64_t period; } cases[] = {
+        {"dt=%Y-%m-%d/hour=%H/{host}-{seq}.parquet", 3600},
+        {"dt=%Y-%m-%d/%H%M%S-{host}-{pid}-{seq}.parquet", 86400},
+        {"%Y/%m/{seq}", 86400},
+        {"{seq}-%S.parquet", 0},
+        {"s={{svc}}/%%/{seq}", 0},
+        {"m=%M/{{/a/b}}/{seq}", 60},
+        {"t=%s/%H/{seq}", 1},
+        {"{{/a%S/b}}/{seq}", 0},          /* inside a field: not a time field */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pt_template t;
+        size_t off = 0;
+        pq_err err = {0};
+        assert_int_equal(pt_parse(cases[i].tmpl, &t, &off, &err), 0);
+        if (pt_dir_period(&t) != cases[i].period)
+            fail_msg("'%s': period %lld, expected %lld", cases[i].tmpl,
+                     (long long)pt_dir_period(&t), (long long)cases[i].period);
+        pt_free(&t);
+    }
+    pt_template t;
+    size_t off = 0;
+    pq_err err = {0};
+    char a[64], b[64];
+    assert_int_equal(pt_parse("dt=%F/hour=%H/%M-{seq}", &t, &off, &err), 0);
+    assert_int_equal(pt_dir_time_key(&t, T, a, sizeof a, &err), 0);
+    assert_string_equal(a, "2024-02-29/23/");
+    assert_int_equal(pt_dir_time_key(&t, T - 3000, b, sizeof b, &err), 0);  /* 23:09: same */
+    assert_string_equal(a, b);
+    assert_int_equal(pt_dir_time_key(&t, T + 2, b, sizeof b, &err), 0);     /* next day */
+    assert_string_equal(b, "2024-03-01/00/");
+    assert_int_equal(pt_dir_time_key(&t, T, a, 8, &err), PQ_ELIMIT);
+    pt_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_pathtpl_hive_escape_set),
         cmocka_unit_test(test_pathtpl_fields_render_hive_style),
         cmocka_unit_test(test_pathtpl_field_errors_have_offsets),
+        cmocka_unit_test(test_pathtpl_directories_time_period_and_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@ typedef struct fixture {
     int intents;
     uint64_t resume;
     int failures;
+    const char *tmpl;            /* output path; NULL: "{seq}.parquet" */
 } fixture;
 
 static int setup(void **state)
@@ -112,7 +113,8 @@ static pl_pipeline *start(fixture *f, pl_publish mode, size_t workers, uint64_t 
     char out[96];
     snprintf(out, sizeof out, "%s/out", f->dir);
     pl_config pc = {.schema = f->cf.schema, .writer = &f->wopts, .out_dir = out,
-                    .path_template = "{seq}.parquet", .row_group = {.max_rows = rg_rows},
+                    .path_template = f->tmpl ? f->tmpl : "{seq}.parquet",
+                    .row_group = {.max_rows = rg_rows},
                     .rotate = {.max_rows = file_rows}, .publish = mode,
                     .dead_letters = &f->dl, .workers = workers, .first_seq = first_seq,
                     .host = "test", .max_line_bytes = 1 << 20};
@@ -449,6 +451,50 @@ static void test_pipeline_reject_reasons_are_counted_by_code(void **state)
     expect_one_file_and_destroy(p, 1);
 }
 
+/* output.path's directories have a minute field: a file holds only
+ * records whose ingestion time renders its minute, whatever the batches;
+ * the seconds in the file name only stamp it. 3000 lines 50 ms apart from
+ * 22:13:20 UTC span minutes 13, 14 and 15. */
+static void test_pipeline_files_split_where_the_directories_time_changes(void **state)
+{
+    fixture *f = *state;
+    f->tmpl = "m=%M/%S-{seq}.parquet";
+    pqt_rng rng;
+    rng.state = pqt_seed();
+    uint64_t before = dm_get(&dm_counters_global.files_closed[DM_CLOSE_PERIOD]);
+    pl_pipeline *p = start(f, PL_PUBLISH_EACH, 2, 0, 0, 1);
+    for (uint64_t id = 1; id <= 3000;) {
+        pl_batch *b = pl_batch_get(p);
+        assert_non_null(b);
+        pl_batch_reset(b, id);
+        uint64_t n = 1 + pqt_rng_below(&rng, 700);
+        for (uint64_t k = 0; k < n && id <= 3000; k++, id++) {
+            char line[64];
+            int len = snprintf(line, sizeof line, "{\"i\":%" PRIu64 "}", id);
+            int64_t t_us = 1700000000000000 + (int64_t)id * 50000;
+            assert_int_equal(pl_batch_add(b, "test:src", line, (size_t)len, (uint64_t)len,
+                                          false, t_us, id), 0);
+        }
+        pl_submit(p, b);
+    }
+    pl_close_files(p);
+    assert_int_equal(pl_drain(p, NULL), 0);
+    pl_destroy(p);
+    assert_int_equal(f->n_published, 3);
+    assert_int_equal(f->ends[0], 800);           /* 22:14:00.000 is line 800 */
+    assert_int_equal(f->ends[1], 2000);
+    assert_int_equal(f->ends[2], 3001);
+    assert_non_null(strstr(f->published[0], "/m=13/20-000001.parquet"));
+    assert_non_null(strstr(f->published[1], "/m=14/00-000002.parquet"));
+    assert_non_null(strstr(f->published[2], "/m=15/00-000003.parquet"));
+    assert_int_equal(dm_get(&dm_counters_global.files_closed[DM_CLOSE_PERIOD]) - before, 2);
+    rg_info rg[8];
+    assert_int_equal(read_row_groups(f->published[1], rg, 8), 1);
+    assert_int_equal(rg[0].rows, 1200);
+    assert_int_equal(rg[0].min, 800);
+    assert_int_equal(rg[0].max, 1999);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +510,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_reject_reasons_are_counted_by_code, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            test_pipeline_files_split_where_the_directories_time_changes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
