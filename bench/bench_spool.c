@@ -34,8 +34,9 @@ static void rm_dir(const char *dir)
     char p[4200];
     while ((e = readdir(d)) != NULL)
         if (e->d_name[0] != '.') {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
+            int n = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            if (n > 0 && (size_t)n < sizeof p)
+                unlink(p);
         }
     closedir(d);
     rmdir(dir);

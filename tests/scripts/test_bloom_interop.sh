@@ -10,8 +10,10 @@
 # parquet_bloom_probe a seeded sample (its per-call cost makes 1M probes
 # take most of an hour; the measured ms/call is printed), each answer equal
 # to hyparquet's. Last line: `N passed, M failed`; exit 1 on any failure.
-# About 1-1.5 minutes. Without node or tests/interop/node_modules (make npm)
-# only the C checks run.
+# About 1 minute. Without node or tests/interop/node_modules (make npm)
+# only the C checks run; in a sanitizer build too, where the C writer and
+# checker are what is under test: the files' bytes do not depend on the
+# build, and the readers already checked them against the main build.
 set -u
 BUILD=${1:?usage: test_bloom_interop.sh BUILD_DIR [TESTDATA_DIR]}
 INTEROP=$(cd "$(dirname "$0")/../interop" && pwd)
@@ -32,6 +34,12 @@ if [ "$grc" -ne 0 ] && [ ! -s "$OUT/manifest.json" ]; then
     exit 1
 fi
 
+if grep -qE '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+    echo "(a sanitizer build: the readers' checks ran against the main build)"
+    echo "$cpass passed, $cfail failed"
+    [ "$cfail" -eq 0 ] && [ "$grc" -eq 0 ]
+    exit
+fi
 if ! command -v node > /dev/null 2>&1 || [ ! -d "$INTEROP/node_modules/@duckdb/node-api" ]; then
     echo "(no node or @duckdb/node-api: make npm; hyparquet and DuckDB not run)"
     echo "$cpass passed, $cfail failed"
@@ -39,7 +47,7 @@ if ! command -v node > /dev/null 2>&1 || [ ! -d "$INTEROP/node_modules/@duckdb/n
     exit
 fi
 
-node "$INTEROP/bloom_probe.mjs" "$OUT" > "$OUT/probe.log" 2>&1
+node "$INTEROP/bloom_probe.mjs" "$OUT" --budget-ms 15000 > "$OUT/probe.log" 2>&1
 rc=$?
 grep -v '^[0-9]* passed' "$OUT/probe.log"
 last=$(grep '^[0-9]* passed' "$OUT/probe.log" | tail -n 1)

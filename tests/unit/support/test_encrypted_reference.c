@@ -65,11 +65,11 @@ static void keys_init(keyset *ks, bool aes256)
         if (aes256 && i == 0)
             snprintf(key, sizeof key, "01234567890123456789012345678901");
         else if (aes256)
-            snprintf(key, sizeof key, "1234567890123456789012345678901%d", i + 1);
+            snprintf(key, sizeof key, "1234567890123456789012345678901%c", (char)('0' + i + 1));
         else if (i == 0)
             snprintf(key, sizeof key, "0123456789012345");
         else if (i <= 2)
-            snprintf(key, sizeof key, "123456789012345%d", i - 1);
+            snprintf(key, sizeof key, "123456789012345%c", (char)('0' + i - 1));
         else
             break; /* 128-bit files use kf, kc1, kc2 only */
         assert_int_equal(pq_crypto_key_init(&ks->k[i], key, strlen(key), IDS[i], NULL), 0);
