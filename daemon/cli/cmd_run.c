@@ -378,6 +378,8 @@ static void reload(dm_daemon *d)
     }
     lg_set_level(d->cf.log.level);
     ls_server_set_limits(d->ls, &d->cf);
+    if (d->mt != NULL)
+        ls_server_set_limits(d->mt, &d->cf);
     if (sp_next_seq(d->spool) > sp_committed(d->spool))
         dm_start_replay(d, sp_committed(d->spool));
     else
@@ -405,8 +407,7 @@ static void finish_shutdown(dm_daemon *d)
                  "written at the next start");
     else
         lg_info("shutdown: every file published");
-    mt_server_close(d->mt);
-    d->mt = NULL;
+    mt_server_close(d->mt);      /* destroyed in teardown, once its handles closed */
     uv_close((uv_handle_t *)&d->wake, NULL);
     uv_walk(d->loop, close_handle, NULL);
 }
@@ -574,7 +575,7 @@ static int start_listeners(dm_daemon *d)
     }
     if (n_fds > 0)
         lg_info("socket activation: %zu inherited sockets", n_fds);
-    if (d->cf.metrics.enabled && mt_server_new(&d->mt, d->loop, &d->cf.metrics.listen, &e) != 0) {
+    if (d->cf.metrics.enabled && mt_server_new(&d->mt, d->loop, &d->cf, 0, &e) != 0) {
         lg_error("metrics: %s", e.msg);
         return 1;
     }
@@ -657,6 +658,8 @@ static void teardown(dm_daemon *d)
 {
     if (d->ls != NULL)
         ls_server_destroy(d->ls);
+    if (d->mt != NULL)
+        mt_server_destroy(d->mt);
     stop_pipeline(d);
     if (d->dl_ready) {
         pq_err e = {0};

@@ -134,3 +134,7 @@ void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
     hp_reply_error(r, 404, "not_found", "parqd implements only ingest: POST /ingest, "
                    "/_bulk, /{index}/_bulk, /v1/logs");
 }
+
+const hp_endpoints hp_endpoints_ingest = {
+    .route = hp_route, .headers = "X-Elastic-Product: Elasticsearch\r\n", .ingest = true,
+};

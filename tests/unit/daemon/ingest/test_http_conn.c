@@ -30,6 +30,7 @@ typedef struct fake {
     ls_callbacks cb;
     hp_io io;
     hp_conn *h;
+    const hp_auth *auth;         /* what the connection reads per request */
 } fake;
 
 static int f_write(void *u, const char *d, size_t n)
@@ -74,7 +75,8 @@ static fake *fake_new_shared(uint64_t max_body, const hp_auth *auth, hp_budget *
                            .next_seq = f_next_seq, .want_durable = f_want, .busy = f_busy};
     f->io = (hp_io){.user = f, .write = f_write, .end = f_end, .hold = f_hold, .wait = f_wait};
     hp_limits lim = {.max_body_bytes = max_body, .max_line_bytes = 1024, .bodies = bodies};
-    f->h = hp_conn_new(&lim, "tcp:192.0.2.1:1", &f->cb, auth, &f->io);
+    f->auth = auth;
+    f->h = hp_conn_new(&lim, "tcp:192.0.2.1:1", &f->cb, &f->auth, &f->io);
     assert_non_null(f->h);
     return f;
 }
