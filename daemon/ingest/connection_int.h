@@ -27,7 +27,6 @@
 #include "connection.h"
 #include "counters.h"
 #include "http_conn.h"
-#include "listener.h"
 #include "listener_cb.h"
 #include "lsock.h"
 #include "tls.h"
@@ -82,7 +81,7 @@ typedef struct ls_listener {
     ls_server *server;
     cf_input_type type;          /* the transport */
     const cn_proto *proto;       /* what its connections speak */
-    ls_http http;                /* http: limits (a reload changes them) and endpoints */
+    hp_settings http;            /* http: limits (a reload changes them) and endpoints */
     struct hp_auth *auth;        /* http: credentials, NULL for none (a reload swaps them) */
     uint16_t port;               /* tcp: the bound port */
     char *path;                  /* unix: socket file to remove on close, NULL if not ours */

@@ -57,6 +57,17 @@ typedef struct hp_limits {
     const hp_endpoints *ep;      /* kept; NULL: hp_endpoints_ingest */
 } hp_limits;
 
+/* An http listener's settings: its input's max_body_bytes, header limits
+ * and header_timeout (0: the defaults above), and what its requests are
+ * for. The listener keeps them (listener.h); each connection takes its
+ * hp_limits from them. */
+typedef struct hp_settings {
+    uint64_t max_body_bytes;
+    size_t max_header_bytes, max_headers;
+    uint64_t header_timeout_ms;
+    const hp_endpoints *ep;
+} hp_settings;
+
 /* What the connection does on its socket. */
 typedef struct hp_io {
     void *user;

@@ -51,10 +51,9 @@ typedef struct hp_endpoints {
     bool ingest;                 /* requests and bytes count in the ingest counters */
 } hp_endpoints;
 
-/* POST /ingest, /_bulk, /{index}/_bulk, /v1/logs; GET and HEAD /.
- * Records go to ctx->cb->on_line. */
+/* POST /ingest, /_bulk, /{index}/_bulk, /v1/logs; GET and HEAD /
+ * (http_route.c). Records go to ctx->cb->on_line. */
 extern const hp_endpoints hp_endpoints_ingest;
-void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r);
 /* A JSON error body: {"error":{"type":type,"reason":reason},"status":N}. */
 void hp_reply_error(hp_reply *r, int status, const char *type, const char *reason);
 const char *hp_status_text(int status);

@@ -140,7 +140,7 @@ static const char *bulk_index(const char *path, size_t *len)
     return memchr(ix, '/', *len) == NULL ? ix : NULL;
 }
 
-void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
+static void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
 {
     const char *p = rq->path;
     size_t ix_len = 0;

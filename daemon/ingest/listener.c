@@ -1,7 +1,9 @@
 /* listener.c - the ingest server (listener.h): a listener per input (bound
  * here or adopted from socket activation), accepting within
- * max_connections, the idle sweep, pause/resume for backpressure, and
- * the two-step shutdown. One connection's own life is connection.c.
+ * max_connections (an idle HTTP connection closed to make room), the
+ * idle sweep, pause/resume for backpressure, and the two-step shutdown;
+ * and the same server with one HTTP listener for metrics.listen
+ * (ls_server_new_http). One connection's own life is connection.c.
  *
  * Thread: the loop thread only.
  *
@@ -35,7 +37,7 @@
 typedef struct ls_plan {
     cf_input_type type;
     cf_input_proto proto;
-    ls_http http;                /* http: limits and endpoints */
+    hp_settings http;            /* http: limits and endpoints */
     hp_auth *auth;               /* http: loaded before binding too */
     int fd;                      /* -1 until bound or adopted */
     char *path;                  /* unix socket file bound here (ours to remove) */
@@ -96,9 +98,9 @@ static int secure_input(const cf_input *in, size_t i, tl_ctx **tls, ls_peer_ids 
 
 /* ---- pass 1: a listening fd per input --------------------------------- */
 
-static ls_http http_of(const cf_input *in)
+static hp_settings http_of(const cf_input *in)
 {
-    return (ls_http){.max_body_bytes = in->http.max_body_bytes,
+    return (hp_settings){.max_body_bytes = in->http.max_body_bytes,
                      .max_header_bytes = (size_t)in->http.max_header_bytes,
                      .max_headers = (size_t)in->http.max_headers,
                      .header_timeout_ms = in->http.header_timeout_ms,
@@ -437,7 +439,7 @@ static int no_line(void *user, const char *source, const fr_line *line)
 }
 
 int ls_server_new_http(ls_server **out, uv_loop_t *loop, const char *what, const cf_addr *addr,
-                       const cf_config *cf, const ls_http *http, pq_err *err)
+                       const cf_config *cf, const hp_settings *http, pq_err *err)
 {
     *out = NULL;
     ls_server *s = calloc(1, sizeof *s);
@@ -555,7 +557,7 @@ struct ls_security {
     tl_ctx **tls;
     ls_peer_ids *ids;
     hp_auth **auth;              /* http: the credential files read again */
-    ls_http *http;               /* http: the new limits */
+    hp_settings *http;           /* http: the new limits */
     bool *take;                  /* listener i gets tls[i], ids[i], auth[i], http[i] */
 };
 

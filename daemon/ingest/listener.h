@@ -50,6 +50,7 @@
 #include "config.h"
 #include "err.h"
 #include "framer.h"
+#include "http_conn.h"
 #include "listener_cb.h"
 
 /* A socket inherited from the service manager (listenfds.h). */
@@ -72,26 +73,17 @@ int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
                   const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
                   pq_err *err);
 
-/* An http listener's settings (inputs[].max_body_bytes and the header
- * limits; 0: http_conn.h's defaults) and what its requests are for. */
-typedef struct ls_http {
-    uint64_t max_body_bytes;
-    size_t max_header_bytes, max_headers;
-    uint64_t header_timeout_ms;
-    const struct hp_endpoints *ep;
-} ls_http;
-
 /* A server of one HTTP listener at addr whose requests go to http->ep
  * (metrics.listen: daemon/ops/metrics.c), with the inputs' connection
  * code: cf->limits' max_connections (an idle HTTP connection makes room
- * for a new one) and idle_timeout, http's limits (metrics.c asks for
- * bodies of at most LS_ENDPOINT_MAX_BODY: nothing there takes one). It moves none of
- * the ingest counters. what names it in errors and the log
+ * for a new one) and idle_timeout, and http's limits (metrics.c asks for
+ * bodies of at most LS_ENDPOINT_MAX_BODY: nothing there takes one). It
+ * moves none of the ingest counters. what names it in errors and the log
  * ("metrics.listen 127.0.0.1:9170: Address already in use"). Closed and
  * destroyed as the input server is (ls_server_close, ls_server_destroy). */
 #define LS_ENDPOINT_MAX_BODY ((uint64_t)64 << 10)
 int ls_server_new_http(ls_server **out, uv_loop_t *loop, const char *what, const cf_addr *addr,
-                       const cf_config *cf, const ls_http *http, pq_err *err);
+                       const cf_config *cf, const hp_settings *http, pq_err *err);
 
 void ls_server_pause(ls_server *s);
 void ls_server_resume(ls_server *s);

@@ -78,7 +78,7 @@ static const hp_endpoints mt_endpoints = {
 int mt_server_new(mt_server **out, uv_loop_t *loop, const cf_config *cf,
                   uint64_t header_timeout_ms, pq_err *err)
 {
-    ls_http http = {.max_body_bytes = LS_ENDPOINT_MAX_BODY, .ep = &mt_endpoints,
+    hp_settings http = {.max_body_bytes = LS_ENDPOINT_MAX_BODY, .ep = &mt_endpoints,
                     .header_timeout_ms = header_timeout_ms};
     return ls_server_new_http(out, loop, "metrics.listen", &cf->metrics.listen, cf, &http, err);
 }
