@@ -162,7 +162,8 @@ static void queue_reply(hp_conn *h, hp_reply *r, uint64_t need, bool close)
                      r->status == 401 ? "WWW-Authenticate: Bearer, Basic realm=\"parqd\"\r\n"
                                       : "");
     size_t blen = r->head ? 0 : r->body.len;
-    hp_queued *q = malloc(sizeof *q + (size_t)n + blen);
+    /* the head is our own text: an endpoint's headers that do not fit are a bug */
+    hp_queued *q = n > 0 && (size_t)n < sizeof head ? malloc(sizeof *q + (size_t)n + blen) : NULL;
     if (q == NULL) {
         h->failed = true;
         return;
