@@ -101,10 +101,10 @@ static int secure_input(const cf_input *in, size_t i, tl_ctx **tls, ls_peer_ids 
 static hp_settings http_of(const cf_input *in)
 {
     return (hp_settings){.max_body_bytes = in->http.max_body_bytes,
-                     .max_header_bytes = (size_t)in->http.max_header_bytes,
-                     .max_headers = (size_t)in->http.max_headers,
-                     .header_timeout_ms = in->http.header_timeout_ms,
-                     .ep = &hp_endpoints_ingest};
+                         .max_header_bytes = (size_t)in->http.max_header_bytes,
+                         .max_headers = (size_t)in->http.max_headers,
+                         .header_timeout_ms = in->http.header_timeout_ms,
+                         .ep = &hp_endpoints_ingest};
 }
 
 static void describe_input(ls_plan *p, size_t i, const cf_input *in)
