@@ -407,7 +407,6 @@ static void finish_shutdown(dm_daemon *d)
                  "written at the next start");
     else
         lg_info("shutdown: every file published");
-    mt_server_close(d->mt);      /* destroyed in teardown, once its handles closed */
     uv_close((uv_handle_t *)&d->wake, NULL);
     uv_walk(d->loop, close_handle, NULL);
 }
@@ -433,8 +432,11 @@ static void on_shutdown_timer(uv_timer_t *t)
             return;
         d->listeners_closing = true;
         ls_server_close(d->ls);
+        /* with the inputs: its connections' handles must be closed (by
+         * it) before finish_shutdown closes whatever handle is left */
+        mt_server_close(d->mt);
     }
-    if (!ls_server_closed(d->ls))
+    if (!ls_server_closed(d->ls) || !mt_server_closed(d->mt))
         return;
     uv_timer_stop(t);
     finish_shutdown(d);

@@ -96,6 +96,11 @@ void mt_server_close(mt_server *s)
     ls_server_close(s);
 }
 
+bool mt_server_closed(const mt_server *s)
+{
+    return s == NULL || ls_server_closed(s);
+}
+
 void mt_server_destroy(mt_server *s)
 {
     ls_server_destroy(s);

@@ -10,6 +10,7 @@
 #ifndef PQ_METRICS_H
 #define PQ_METRICS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -30,6 +31,8 @@ int mt_server_port(const mt_server *s);
 /* Closes the listener and open connections (asynchronously: run the loop
  * until the handles are closed, then mt_server_destroy). NULL is a no-op. */
 void mt_server_close(mt_server *s);
+/* Whether every handle is closed (NULL: yes); then mt_server_destroy. */
+bool mt_server_closed(const mt_server *s);
 void mt_server_destroy(mt_server *s);
 
 /* The /metrics body (tests; the server uses it). Returns a malloc'd
