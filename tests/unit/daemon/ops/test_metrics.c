@@ -696,6 +696,43 @@ static void test_metrics_connection_limit(void **state)
     server_stop(s);
 }
 
+/* Making room skips a connection that is reading a request body: with
+ * limits.max_connections 4, A (the least recently active) is in the
+ * middle of a body and B is idle after a reply; a fifth connection
+ * closes B, and A still gets its answer. Each step waits for a reply,
+ * so the server has read what came before it (no sleeps). */
+static void test_metrics_room_is_not_made_from_a_body_being_read(void **state)
+{
+    (void)state;
+    server *s = server_start_ex(10000, 4);
+    const char *health = "GET /health HTTP/1.1\r\n\r\n";
+    const int a = client(s->port), b = client(s->port);
+    send_all(b, health, strlen(health));
+    free(read_response(b, false).raw);
+    const char *part = "POST /health HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc";
+    send_all(a, part, strlen(part));
+    send_all(b, health, strlen(health));            /* after A's bytes: B is more recent */
+    free(read_response(b, false).raw);
+    const int c = client(s->port), d = client(s->port);
+    send_all(d, health, strlen(health));            /* C and D accepted */
+    free(read_response(d, false).raw);
+    const int e = client(s->port);                  /* full: B makes room, not A */
+    send_all(e, CLOSE_HEALTH, strlen(CLOSE_HEALTH));
+    response r = read_response(e, false);
+    assert_int_equal(r.status, 200);
+    free(r.raw);
+    size_t len;
+    char *got = read_all(b, &len);
+    assert_int_equal(len, 0);                       /* B was closed */
+    free(got);
+    send_all(a, "defghij", 7);                      /* A's body ends: answered */
+    r = read_response(a, false);
+    assert_int_equal(r.status, 405);
+    free(r.raw);
+    close(a), close(b), close(c), close(d), close(e);
+    server_stop(s);
+}
+
 /* mt_server_close with clients connected (idle, mid-request): they see
  * the connection end, and the loop ends with no handle left (teardown's
  * uv_loop_close). */
@@ -819,6 +856,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test(test_metrics_slow_client_closed),
         cmocka_unit_test(test_metrics_connection_limit),
+        cmocka_unit_test(test_metrics_room_is_not_made_from_a_body_being_read),
         cmocka_unit_test_setup_teardown(test_metrics_close_with_open_connections, setup,
                                         teardown_if_running),
         cmocka_unit_test(test_metrics_bind_errors_name_the_address),
