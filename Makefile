@@ -30,9 +30,19 @@ DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
 DEB_S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common
 DEB_S3_TOOLS := aws:awscli
 
+# rsyslog for test_daemon_http_rsyslog: Debian 12's rsyslog and
+# syslog-ng-core conflict (both provide system-log-daemon) and syslog-ng
+# is installed for test_daemon_http_syslogng, so deps-rsyslog unpacks
+# rsyslog and rsyslog-elasticsearch (and the libraries they need that are
+# not installed) under $(RSYSLOG_DIR) instead; the test runs that rsyslogd
+# unprivileged with -M for its modules. Nothing is installed.
+RSYSLOG_DIR := build-deps/rsyslog
+RSYSLOG_DEBS := rsyslog rsyslog-elasticsearch
+RSYSLOG_LIBS := libestr0 libfastjson4 liblognorm5 libcurl4 libsystemd0 libuuid1
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run query test deps deps-deb deps-s3 deb npm build build-asan build-tsan build-fuzz build-release \
+.PHONY: all run query test deps deps-deb deps-s3 deps-rsyslog deb npm build build-asan build-tsan build-fuzz build-release \
 	build-clang unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke bench clean
 
 all: build
@@ -57,6 +67,17 @@ deps-s3: deps
 	    echo "installing Debian packages:" $$missing; \
 	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	    $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+deps-rsyslog:
+	@if [ ! -f $(RSYSLOG_DIR)/root/usr/sbin/rsyslogd ] || \
+	    [ -z "$$(find $(RSYSLOG_DIR)/root -name omelasticsearch.so)" ]; then \
+	    rm -rf $(RSYSLOG_DIR) && mkdir -p $(RSYSLOG_DIR)/debs && cd $(RSYSLOG_DIR)/debs && \
+	    pkgs="$(RSYSLOG_DEBS)"; for p in $(RSYSLOG_LIBS); do \
+	        dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || pkgs="$$pkgs $$p"; done; \
+	    echo "unpacking under $(RSYSLOG_DIR):" $$pkgs; \
+	    { apt-get download $$pkgs 2>/dev/null || { $(SUDO) apt-get update -qq && apt-get download $$pkgs; }; } && \
+	    for d in *.deb; do dpkg-deb -x $$d ../root || exit 1; done; \
 	fi
 
 npm: deps
@@ -120,10 +141,10 @@ query: npm
 
 # Some ctest scripts read files back with the npm readers: install them first.
 # test_deb_install builds the package: deps-deb first, so build finds scdoc.
-unit: deps-deb deps-s3 build npm
+unit: deps-deb deps-s3 deps-rsyslog build npm
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-unit-asan: deps-s3 build-asan npm
+unit-asan: deps-s3 deps-rsyslog build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS)
 

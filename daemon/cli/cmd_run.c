@@ -378,6 +378,8 @@ static void reload(dm_daemon *d)
     }
     lg_set_level(d->cf.log.level);
     ls_server_set_limits(d->ls, &d->cf);
+    if (d->mt != NULL)
+        ls_server_set_limits(d->mt, &d->cf);
     if (sp_next_seq(d->spool) > sp_committed(d->spool))
         dm_start_replay(d, sp_committed(d->spool));
     else
@@ -405,8 +407,6 @@ static void finish_shutdown(dm_daemon *d)
                  "written at the next start");
     else
         lg_info("shutdown: every file published");
-    mt_server_close(d->mt);
-    d->mt = NULL;
     uv_close((uv_handle_t *)&d->wake, NULL);
     uv_walk(d->loop, close_handle, NULL);
 }
@@ -432,8 +432,11 @@ static void on_shutdown_timer(uv_timer_t *t)
             return;
         d->listeners_closing = true;
         ls_server_close(d->ls);
+        /* with the inputs: its connections' handles must be closed (by
+         * it) before finish_shutdown closes whatever handle is left */
+        mt_server_close(d->mt);
     }
-    if (!ls_server_closed(d->ls))
+    if (!ls_server_closed(d->ls) || !mt_server_closed(d->mt))
         return;
     uv_timer_stop(t);
     finish_shutdown(d);
@@ -574,7 +577,7 @@ static int start_listeners(dm_daemon *d)
     }
     if (n_fds > 0)
         lg_info("socket activation: %zu inherited sockets", n_fds);
-    if (d->cf.metrics.enabled && mt_server_new(&d->mt, d->loop, &d->cf.metrics.listen, &e) != 0) {
+    if (d->cf.metrics.enabled && mt_server_new(&d->mt, d->loop, &d->cf, 0, &e) != 0) {
         lg_error("metrics: %s", e.msg);
         return 1;
     }
@@ -657,6 +660,8 @@ static void teardown(dm_daemon *d)
 {
     if (d->ls != NULL)
         ls_server_destroy(d->ls);
+    if (d->mt != NULL)
+        mt_server_destroy(d->mt);
     stop_pipeline(d);
     if (d->dl_ready) {
         pq_err e = {0};

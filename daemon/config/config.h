@@ -54,12 +54,21 @@ typedef enum cf_input_type { CF_INPUT_TCP, CF_INPUT_UNIX } cf_input_type;
 typedef enum cf_input_proto { CF_PROTO_LINES, CF_PROTO_HTTP } cf_input_proto;
 
 #define CF_HTTP_MAX_BODY_DEFAULT ((uint64_t)16 << 20)
+/* An http input's header limits: the request line and headers (431
+ * beyond), their count (431), the time from a request's first byte to the
+ * end of its headers (408: slowloris). */
+#define CF_HTTP_MAX_HEADER_BYTES_DEFAULT ((uint64_t)16 << 10)
+#define CF_HTTP_MAX_HEADERS_DEFAULT 100
+#define CF_HTTP_HEADER_TIMEOUT_DEFAULT_MS 10000
 
 /* An http input's own settings (config_input.c). The auth files are only
  * recorded here; the daemon reads them after kf_check_mode
  * (daemon/ingest/http_auth.c). */
 typedef struct cf_http {
     uint64_t max_body_bytes;     /* body after gzip decoding too; 413 beyond */
+    uint64_t max_header_bytes;   /* 1 KiB .. 1 MiB */
+    uint64_t max_headers;        /* 8 .. 10000 */
+    uint64_t header_timeout_ms;  /* 100 ms .. 1 h */
     char *bearer_token_file;     /* "Authorization: Bearer <file's first line>" */
     char *basic_file;            /* "user:password" on its first line */
 } cf_http;

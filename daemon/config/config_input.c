@@ -115,6 +115,37 @@ static int parse_auth(cf_ctx *x, yaml_node_t *m, const char *what, cf_http *h)
     return rc;
 }
 
+/* max_header_bytes, max_headers, header_timeout: bounded both ways, as a
+ * limit of 0 (or of hours) would refuse every request (or help slowloris). */
+static int parse_http_limits(cf_ctx *x, yaml_node_t *m, const char *what, cf_http *h)
+{
+    char kw[96];
+    yaml_node_t *v;
+    int rc = 0;
+    h->max_header_bytes = CF_HTTP_MAX_HEADER_BYTES_DEFAULT;
+    h->max_headers = CF_HTTP_MAX_HEADERS_DEFAULT;
+    h->header_timeout_ms = CF_HTTP_HEADER_TIMEOUT_DEFAULT_MS;
+    if ((v = yp_get(x->d, m, "max_header_bytes")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.max_header_bytes", what);
+        rc = yp_size(x->d, v, kw, (uint64_t)1 << 20, &h->max_header_bytes, x->err);
+        if (rc == 0 && h->max_header_bytes < 1024)
+            rc = yp_err(x->d, v, x->err, "%s: must be at least 1KiB", kw);
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "max_headers")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.max_headers", what);
+        int64_t n = 0;
+        rc = yp_int(x->d, v, kw, 8, 10000, &n, x->err);
+        h->max_headers = (uint64_t)n;
+    }
+    if (rc == 0 && (v = yp_get(x->d, m, "header_timeout")) != NULL) {
+        snprintf(kw, sizeof kw, "%s.header_timeout", what);
+        rc = yp_duration_ms(x->d, v, kw, &h->header_timeout_ms, x->err);
+        if (rc == 0 && (h->header_timeout_ms < 100 || h->header_timeout_ms > 3600000))
+            rc = yp_err(x->d, v, x->err, "%s: must be between 100ms and 1h", kw);
+    }
+    return rc;
+}
+
 /* type: http: the transport by listen: (TCP, tls: allowed) or path:
  * (Unix), then max_body_bytes and auth. */
 static int parse_http_input(cf_ctx *x, yaml_node_t *m, const char *what, cf_input *in)
@@ -141,6 +172,8 @@ static int parse_http_input(cf_ctx *x, yaml_node_t *m, const char *what, cf_inpu
         if (rc == 0 && in->http.max_body_bytes == 0)
             rc = yp_err(x->d, v, x->err, "%s: must be at least 1 byte", kw);
     }
+    if (rc == 0)
+        rc = parse_http_limits(x, m, what, &in->http);
     if (rc == 0 && (v = yp_get(x->d, m, "auth")) != NULL) {
         snprintf(kw, sizeof kw, "%s.auth", what);
         rc = parse_auth(x, v, kw, &in->http);
@@ -156,7 +189,8 @@ static int parse_input(cf_ctx *x, yaml_node_t *m, size_t idx, cf_input *in)
                                             NULL};
     static const char *const http_keys[] = {"type", "listen", "tls", "path", "mode",
                                             "allow_uids", "allow_gids", "max_body_bytes",
-                                            "auth", NULL};
+                                            "max_header_bytes", "max_headers",
+                                            "header_timeout", "auth", NULL};
     static const char *const *const keys[] = {tcp_keys, unix_keys, http_keys};
     char what[64], kw[96];
     int type;

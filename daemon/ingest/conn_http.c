@@ -4,7 +4,8 @@
  * stops reading (cn_hold), replies waiting for the spool put the
  * connection on the server's list (cn_wait_durable), and a timer per
  * connection bounds the time from a request's first byte to the end of
- * its headers (HP_HEADER_TIMEOUT_MS: slowloris).
+ * its headers (the input's header_timeout: slowloris). The listener says
+ * what the requests are for (ingest or metrics.listen's endpoints).
  *
  * Thread: the loop thread only.
  *
@@ -46,10 +47,14 @@ static int http_open(ls_conn *c)
     cn_http *ch = calloc(1, sizeof *ch);
     if (ch == NULL)
         return UV_ENOMEM;
-    hp_limits lim = {.max_body_bytes = c->listener->max_body_bytes,
-                     .max_line_bytes = s->max_line_bytes, .bodies = &s->http_bodies};
+    const ls_listener *l = c->listener;
+    hp_limits lim = {.max_body_bytes = l->http.max_body_bytes,
+                     .max_line_bytes = s->max_line_bytes,
+                     .max_header_bytes = l->http.max_header_bytes,
+                     .max_headers = l->http.max_headers, .bodies = &s->http_bodies,
+                     .ep = l->http.ep};
     hp_io io = {.user = c, .write = io_write, .end = io_end, .hold = io_hold, .wait = io_wait};
-    ch->hp = hp_conn_new(&lim, cn_source(c), &s->cb, c->listener->auth, &io);
+    ch->hp = hp_conn_new(&lim, cn_source(c), &s->cb, (const hp_auth *const *)&l->auth, &io);
     if (ch->hp == NULL) {
         free(ch);
         return UV_ENOMEM;
@@ -69,8 +74,9 @@ static int http_feed(ls_conn *c, const char *data, size_t len)
     int rc = hp_conn_feed(ch->hp, data, len);
     bool active = uv_is_active((uv_handle_t *)&ch->timer);
     if (hp_conn_in_headers(ch->hp)) {
+        uint64_t ms = c->listener->http.header_timeout_ms;
         if (!active)
-            uv_timer_start(&ch->timer, on_header_timeout, HP_HEADER_TIMEOUT_MS, 0);
+            uv_timer_start(&ch->timer, on_header_timeout, ms > 0 ? ms : HP_HEADER_TIMEOUT_MS, 0);
     } else if (active) {
         uv_timer_stop(&ch->timer);
     }
@@ -108,6 +114,11 @@ void cn_http_durable(ls_conn *c, uint64_t durable)
         hp_conn_durable(c->http->hp, durable);
     else
         cn_wait_durable(c, false);
+}
+
+bool cn_http_busy(const ls_conn *c)
+{
+    return c->http != NULL && hp_conn_busy(c->http->hp);
 }
 
 const cn_proto cn_proto_http = {

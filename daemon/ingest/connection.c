@@ -176,8 +176,8 @@ static const char *const refuse_why[DM_REFUSE_COUNT] = {
 
 void ls_refused(ls_server *s, dm_refuse reason, const char *detail)
 {
-    dm_add(&dm_counters_global.connections_refused, 1);
-    dm_add(&dm_counters_global.connections_refused_by[reason], 1);
+    ls_count(s, &dm_counters_global.connections_refused, 1);
+    ls_count(s, &dm_counters_global.connections_refused_by[reason], 1);
     s->refused_unlogged[reason]++;
     if (!ls_once_a_minute(s, &s->refused_logged[reason], &s->refused_log_ms[reason]))
         return;
@@ -573,7 +573,7 @@ void cn_close(ls_conn *c, bool finish)
     list_unlink(s, c);
     cn_wait_durable(c, false);
     s->n_conns--;
-    dm_add(&dm_counters_global.connections_open, (uint64_t)-1);
+    ls_count(s, &dm_counters_global.connections_open, (uint64_t)-1);
     uv_read_stop(&c->h.stream);
     if (finish)
         c->listener->proto->finish(c);
@@ -676,8 +676,8 @@ int cn_accept(ls_server *s, ls_listener *l)
     c->last_ms = ls_active_ms(s);
     list_append(s, c);
     s->n_conns++;
-    dm_add(&dm_counters_global.connections_accepted, 1);
-    dm_add(&dm_counters_global.connections_open, 1);
+    ls_count(s, &dm_counters_global.connections_accepted, 1);
+    ls_count(s, &dm_counters_global.connections_open, 1);
     if (!s->paused)
         cn_read_start(c);
     return 0;

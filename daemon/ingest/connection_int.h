@@ -81,8 +81,8 @@ typedef struct ls_listener {
     ls_server *server;
     cf_input_type type;          /* the transport */
     const cn_proto *proto;       /* what its connections speak */
-    uint64_t max_body_bytes;     /* http: inputs[].max_body_bytes */
-    struct hp_auth *auth;        /* http: credentials, NULL for none */
+    hp_settings http;            /* http: limits (a reload changes them) and endpoints */
+    struct hp_auth *auth;        /* http: credentials, NULL for none (a reload swaps them) */
     uint16_t port;               /* tcp: the bound port */
     char *path;                  /* unix: socket file to remove on close, NULL if not ours */
     lsk_unix_bound bound;
@@ -145,9 +145,16 @@ struct ls_server {
     ls_conn *whead;              /* connections awaiting spool durability (http) */
     hp_budget http_bodies;       /* request bodies held by all http connections */
     uint64_t durable;            /* records < this are in the spool per spool.sync */
+    bool uncounted;              /* metrics.listen's: no ingest counter moves */
     char rbuf[LS_READ_BUF];
     char pbuf[LS_READ_BUF];      /* TLS: plaintext decrypted from rbuf */
 };
+
+static inline void ls_count(const ls_server *s, _Atomic uint64_t *c, uint64_t n)
+{
+    if (!s->uncounted)
+        dm_add(c, n);
+}
 
 /* The active clock: loop time minus time spent paused. */
 static inline uint64_t ls_active_ms(const ls_server *s)
@@ -194,5 +201,8 @@ void cn_wait_durable(ls_conn *c, bool wait);
 /* conn_http.c: the spool reached durable: send the replies that waited
  * for it. */
 void cn_http_durable(ls_conn *c, uint64_t durable);
+/* Whether c is reading a request's body or owes a reply (not to be
+ * closed to make room). */
+bool cn_http_busy(const ls_conn *c);
 
 #endif

@@ -40,7 +40,7 @@ struct hp_conn {
     http_parser_settings settings;
     hp_limits lim;
     hp_route_ctx route;
-    const hp_auth *auth;
+    const hp_auth *const *auth;  /* the listener's: a reload swaps *auth */
     hp_io io;
     /* the request being read */
     bool in_msg, in_headers_done;
@@ -70,6 +70,14 @@ struct hp_conn {
 
 static hp_conn *of(http_parser *p) { return p->data; }
 
+/* The ingest counters count ingest endpoints only (a scrape is not
+ * traffic: the metrics port must not move them). */
+static void count(const hp_conn *h, _Atomic uint64_t *c, uint64_t n)
+{
+    if (h->lim.ep->ingest)
+        dm_add(c, n);
+}
+
 /* ---- replies ---------------------------------------------------------- */
 
 static uint64_t mono_us(void)
@@ -79,8 +87,10 @@ static uint64_t mono_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-static void count_ack(uint64_t us)
+static void count_ack(const hp_conn *h, uint64_t us)
 {
+    if (!h->lim.ep->ingest)
+        return;
     static const uint64_t bounds[] = DM_HTTP_ACK_BUCKETS_US;
     size_t i = 0;
     while (i < sizeof bounds / sizeof bounds[0] && us > bounds[i])
@@ -109,7 +119,7 @@ static void count_request(const hp_conn *h, int status)
     size_t i = 0;
     while (i < sizeof statuses / sizeof statuses[0] && statuses[i] != status)
         i++;
-    dm_add(&dm_counters_global.http_requests[endpoint_of(h->url, h->url_len)][i], 1);
+    count(h, &dm_counters_global.http_requests[endpoint_of(h->url, h->url_len)][i], 1);
 }
 
 static void flush_queue(hp_conn *h)
@@ -121,7 +131,7 @@ static void flush_queue(hp_conn *h)
             h->qtail = NULL;
         h->nq--;
         if (q->need > 0)
-            count_ack(mono_us() - q->t0_us);
+            count_ack(h, mono_us() - q->t0_us);
         if (h->io.write(h->io.user, q->data, q->len) != 0)
             h->failed = true;
         bool close = q->close;
@@ -143,15 +153,17 @@ static void queue_reply(hp_conn *h, hp_reply *r, uint64_t need, bool close)
     char head[512];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                     "X-Elastic-Product: Elasticsearch\r\n%s%s%s\r\n",
+                     "%s%s%s%s%s\r\n",
                      r->status, hp_status_text(r->status),
                      r->content_type ? r->content_type : "application/json", r->body.len,
-                     close ? "Connection: close\r\n" : "",
+                     h->lim.ep->headers ? h->lim.ep->headers : "",
+                     r->headers ? r->headers : "", close ? "Connection: close\r\n" : "",
                      r->status == 429 ? "Retry-After: 1\r\n" : "",
                      r->status == 401 ? "WWW-Authenticate: Bearer, Basic realm=\"parqd\"\r\n"
                                       : "");
     size_t blen = r->head ? 0 : r->body.len;
-    hp_queued *q = malloc(sizeof *q + (size_t)n + blen);
+    /* the head is our own text: an endpoint's headers that do not fit are a bug */
+    hp_queued *q = n > 0 && (size_t)n < sizeof head ? malloc(sizeof *q + (size_t)n + blen) : NULL;
     if (q == NULL) {
         h->failed = true;
         return;
@@ -171,7 +183,7 @@ static void queue_reply(hp_conn *h, hp_reply *r, uint64_t need, bool close)
     h->qtail = q;
     h->nq++;
     count_request(h, r->status);
-    dm_add(&dm_counters_global.http_records, r->records);
+    count(h, &dm_counters_global.http_records, r->records);
     if (need > h->durable) {
         h->io.wait(h->io.user, true);
         if (h->route.cb->want_durable != NULL)
@@ -239,9 +251,12 @@ static int on_message_begin(http_parser *p)
 static int count_header_bytes(hp_conn *h, size_t n)
 {
     h->hdr_bytes += n;
-    if (h->hdr_bytes > HP_MAX_HEADER_BYTES)
-        return refuse(h, 431, "request_header_fields_too_large",
-                      "request line and headers exceed 16 KiB");
+    if (h->hdr_bytes > h->lim.max_header_bytes) {
+        char why[96];
+        snprintf(why, sizeof why, "request line and headers exceed max_header_bytes (%zu)",
+                 h->lim.max_header_bytes);
+        return refuse(h, 431, "request_header_fields_too_large", why);
+    }
     return 0;
 }
 
@@ -275,8 +290,11 @@ static int on_header_field(http_parser *p, const char *at, size_t n)
     if (count_header_bytes(h, n) != 0)
         return 1;
     if (h->in_value || h->n_hdrs == 0) {
-        if (++h->n_hdrs > HP_MAX_HEADERS)
-            return refuse(h, 431, "request_header_fields_too_large", "more than 100 headers");
+        if (++h->n_hdrs > h->lim.max_headers) {
+            char why[80];
+            snprintf(why, sizeof why, "more than max_headers (%zu) headers", h->lim.max_headers);
+            return refuse(h, 431, "request_header_fields_too_large", why);
+        }
         h->name_len = 0;
         h->in_value = false;
     }
@@ -323,10 +341,14 @@ static bool is_post(const http_parser *p) { return p->method == HTTP_POST || p->
 static int check_headers(hp_conn *h)
 {
     http_parser *p = &h->p;
+    if (p->http_major != 1)      /* 0: a request line without a version (HTTP/0.9) */
+        return refuse(h, p->http_major == 0 ? 400 : 505, "illegal_argument_exception",
+                      "only HTTP/1.x");
     if (h->cl_seen && (h->te_seen || (p->flags & F_CHUNKED)))
         return refuse(h, 400, "illegal_argument_exception",
                       "both Content-Length and Transfer-Encoding");
-    if (!hp_auth_check(h->auth, h->has_authz ? h->authz : NULL, h->authz_len))
+    const hp_auth *auth = h->auth != NULL ? *h->auth : NULL;
+    if (!hp_auth_check(auth, h->has_authz ? h->authz : NULL, h->authz_len))
         return refuse(h, 401, "security_exception", "missing or wrong credentials");
     if (h->cl_seen && p->content_length > h->lim.max_body_bytes)
         return refuse(h, 413, "content_too_long", "body exceeds max_body_bytes");
@@ -402,7 +424,7 @@ static int inflate_body(hp_conn *h, const char *at, size_t n)
 static int on_body(http_parser *p, const char *at, size_t n)
 {
     hp_conn *h = of(p);
-    dm_add(&dm_counters_global.http_body_bytes, n);
+    count(h, &dm_counters_global.http_body_bytes, n);
     return h->z != NULL ? inflate_body(h, at, n) : body_add(h, at, n);
 }
 
@@ -416,6 +438,19 @@ static hp_method method_of(const http_parser *p)
     }
 }
 
+/* The path of an absolute-form target ("http://host:9200/_bulk", which
+ * RFC 9112 3.2.2 has servers accept) is "/_bulk"; "http://host" is "/". */
+static const char *origin_path(const char *url)
+{
+    if (url[0] == '/')
+        return url;
+    const char *sep = strstr(url, "://");
+    if (sep == NULL)
+        return url;              /* "*" and the like: no endpoint has it */
+    const char *slash = strchr(sep + 3, '/');
+    return slash != NULL ? slash : "/";
+}
+
 static int on_message_complete(http_parser *p)
 {
     hp_conn *h = of(p);
@@ -423,7 +458,7 @@ static int on_message_complete(http_parser *p)
     char *q = strchr(h->url, '?');
     if (q != NULL)
         *q = '\0';
-    hp_request rq = {.method = method_of(p), .path = h->url,
+    hp_request rq = {.method = method_of(p), .path = origin_path(h->url),
                      .body = h->body.data ? (const char *)h->body.data : "",
                      .body_len = h->body.len,
                      .json_ct = h->ct_len >= 16 && strncasecmp(h->ct, "application/json", 16) == 0,
@@ -431,10 +466,10 @@ static int on_message_complete(http_parser *p)
     hp_reply r = {.status = 200};
     pq_buf_init(&r.body);
     uint64_t before = h->route.cb->next_seq ? h->route.cb->next_seq(h->route.cb->user) : 0;
-    hp_route(&h->route, &rq, &r);
+    h->lim.ep->route(&h->route, &rq, &r);
     uint64_t after = h->route.cb->next_seq ? h->route.cb->next_seq(h->route.cb->user) : 0;
     h->delivered += r.records;
-    dm_add(&dm_counters_global.records_received, r.records);
+    count(h, &dm_counters_global.records_received, r.records);
     bool close = r.fail != 0 || !http_should_keep_alive(p);
     queue_reply(h, &r, after > before ? after : 0, close);
     pq_buf_free(&r.body);
@@ -450,7 +485,7 @@ static int on_message_complete(http_parser *p)
 /* ---- the connection ------------------------------------------------- */
 
 hp_conn *hp_conn_new(const hp_limits *lim, const char *source, const ls_callbacks *cb,
-                     const hp_auth *auth, const hp_io *io)
+                     const hp_auth *const *auth, const hp_io *io)
 {
     hp_conn *h = calloc(1, sizeof *h);
     if (h == NULL)
@@ -464,6 +499,12 @@ hp_conn *hp_conn_new(const hp_limits *lim, const char *source, const ls_callback
         .on_message_complete = on_message_complete,
     };
     h->lim = *lim;
+    if (h->lim.max_header_bytes == 0)
+        h->lim.max_header_bytes = HP_MAX_HEADER_BYTES;
+    if (h->lim.max_headers == 0)
+        h->lim.max_headers = HP_MAX_HEADERS;
+    if (h->lim.ep == NULL)
+        h->lim.ep = &hp_endpoints_ingest;
     h->route = (hp_route_ctx){.source = source, .cb = cb, .max_line_bytes = lim->max_line_bytes};
     h->auth = auth;
     h->io = *io;
@@ -497,7 +538,7 @@ static void parse_error(hp_conn *h)
 int hp_conn_feed(hp_conn *h, const char *data, size_t len)
 {
     h->delivered = 0;
-    dm_add(&dm_counters_global.bytes_received, len);
+    count(h, &dm_counters_global.bytes_received, len);
     if (!h->stop && len > 0) {
         size_t n = http_parser_execute(&h->p, &h->settings, data, len);
         if (!h->stop && (n != len || HTTP_PARSER_ERRNO(&h->p) != HPE_OK))
@@ -525,4 +566,9 @@ void hp_conn_timeout(hp_conn *h)
     if (!hp_conn_in_headers(h))
         return;
     refuse(h, 408, "timeout_exception", "request headers took too long");
+}
+
+bool hp_conn_busy(const hp_conn *h)
+{
+    return (h->in_msg && h->in_headers_done && !h->stop) || h->nq > 0;
 }

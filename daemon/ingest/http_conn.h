@@ -31,8 +31,11 @@
 #include <stdint.h>
 
 #include "http_auth.h"
+#include "http_reply.h"
 #include "listener_cb.h"
 
+/* Defaults of an http input's max_header_bytes, max_headers and
+ * header_timeout (README.md "Inputs over HTTP"); metrics.listen uses them. */
 #define HP_MAX_HEADER_BYTES (16 * 1024)  /* request line and headers */
 #define HP_MAX_HEADERS 100
 #define HP_HEADER_TIMEOUT_MS 10000       /* first byte to the end of the headers */
@@ -48,8 +51,22 @@ typedef struct hp_budget {
 typedef struct hp_limits {
     uint64_t max_body_bytes;
     size_t max_line_bytes;
+    size_t max_header_bytes;     /* 0: HP_MAX_HEADER_BYTES (431 beyond) */
+    size_t max_headers;          /* 0: HP_MAX_HEADERS (431 beyond) */
     hp_budget *bodies;           /* kept, not copied; NULL: no shared bound */
+    const hp_endpoints *ep;      /* kept; NULL: hp_endpoints_ingest */
 } hp_limits;
+
+/* An http listener's settings: its input's max_body_bytes, header limits
+ * and header_timeout (0: the defaults above), and what its requests are
+ * for. The listener keeps them (listener.h); each connection takes its
+ * hp_limits from them. */
+typedef struct hp_settings {
+    uint64_t max_body_bytes;
+    size_t max_header_bytes, max_headers;
+    uint64_t header_timeout_ms;
+    const hp_endpoints *ep;
+} hp_settings;
 
 /* What the connection does on its socket. */
 typedef struct hp_io {
@@ -64,9 +81,11 @@ typedef struct hp_io {
 
 typedef struct hp_conn hp_conn;
 
-/* NULL when memory ran out. source, cb, auth must outlive the connection. */
+/* NULL when memory ran out. source, cb and auth must outlive the
+ * connection; *auth is read at every request (NULL: no credentials), so a
+ * reload that swaps it applies to open connections' next requests. */
 hp_conn *hp_conn_new(const hp_limits *lim, const char *source, const ls_callbacks *cb,
-                     const hp_auth *auth, const hp_io *io);
+                     const hp_auth *const *auth, const hp_io *io);
 void hp_conn_free(hp_conn *h);
 /* 0, or -1: close now (the peer does not read its replies, no memory). */
 int hp_conn_feed(hp_conn *h, const char *data, size_t len);
@@ -74,5 +93,8 @@ void hp_conn_durable(hp_conn *h, uint64_t durable);
 /* Whether a request has begun whose headers have not all arrived. */
 bool hp_conn_in_headers(const hp_conn *h);
 void hp_conn_timeout(hp_conn *h);
+/* Whether a request's body is being read or a reply is still queued: the
+ * connection is in use, not idle between requests. */
+bool hp_conn_busy(const hp_conn *h);
 
 #endif

@@ -1,8 +1,11 @@
 /* http_otlp_json.c - OTLP/HTTP logs in JSON (http_otlp.h): the body is
  * parsed once (schema/json's strict parser) into a small tree of nodes
  * in two growing buffers, then walked as the protobuf decoder walks its
- * messages: OTLP's JSON mapping (lowerCamelCase names, 64-bit integers
- * as strings or numbers, trace and span ids as hex).
+ * messages: OTLP's JSON mapping, which is proto3's with one exception:
+ * field names in lowerCamelCase or as in the .proto (snake_case), 64-bit
+ * integers as strings or numbers, enums (severityNumber) as numbers or
+ * their names ("SEVERITY_NUMBER_INFO"), and trace and span ids as hex
+ * rather than proto3's base64 (OTLP's exception).
  *
  * Thread: the loop thread. */
 #include "http_otlp.h"
@@ -99,16 +102,37 @@ static int j_null(void *u) { uint32_t i; return add(u, JN_NULL, NULL, 0, &i); }
 
 static const char *text(const jt *t, uint32_t off) { return (const char *)t->arena.data + off; }
 
+/* Whether key (len bytes) is the lowerCamelCase name camel or its
+ * .proto form: "timeUnixNano" or "time_unix_nano" (proto3 JSON parsers
+ * accept both). */
+static bool key_is(const char *key, size_t len, const char *camel)
+{
+    size_t n = strlen(camel), k = 0;
+    if (len == n && memcmp(key, camel, n) == 0)
+        return true;
+    for (const char *c = camel; *c != '\0'; c++) {
+        if (*c >= 'A' && *c <= 'Z') {
+            if (k + 2 > len || key[k] != '_' || key[k + 1] != *c - 'A' + 'a')
+                return false;
+            k += 2;
+        } else {
+            if (k >= len || key[k] != *c)
+                return false;
+            k++;
+        }
+    }
+    return k == len;
+}
+
 /* The member `name` of object o (index + 1), or 0. */
 static uint32_t get(const jt *t, uint32_t o, const char *name)
 {
     jn *n = node(t, o);
     if (n == NULL || n->kind != JN_OBJ)
         return 0;
-    size_t len = strlen(name);
     for (uint32_t c = n->first; c; c = node(t, c)->next) {
         jn *m = node(t, c);
-        if (m->key_len == len && memcmp(text(t, m->key), name, len) == 0)
+        if (key_is(text(t, m->key), m->key_len, name))
             return c;
     }
     return 0;
@@ -131,6 +155,34 @@ static bool u64_of(const jt *t, uint32_t i, uint64_t *out)
     }
     *out = v;
     return true;
+}
+
+/* SeverityNumber from a number, a decimal string or its enum name
+ * ("SEVERITY_NUMBER_INFO" = 9, "SEVERITY_NUMBER_WARN3" = 15). */
+static bool severity_of(const jt *t, uint32_t i, uint64_t *out)
+{
+    static const char *const levels[] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"};
+    static const char prefix[] = "SEVERITY_NUMBER_";
+    jn *n = node(t, i);
+    if (u64_of(t, i, out))
+        return *out <= 24;
+    if (n == NULL || n->kind != JN_STR || n->s_len < sizeof prefix - 1 ||
+        memcmp(text(t, n->s), prefix, sizeof prefix - 1) != 0)
+        return false;
+    const char *name = text(t, n->s) + sizeof prefix - 1;
+    size_t len = n->s_len - (sizeof prefix - 1);
+    if (len == 11 && memcmp(name, "UNSPECIFIED", 11) == 0)
+        return *out = 0, true;
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+        size_t ln = strlen(levels[l]);
+        if (len < ln || len > ln + 1 || memcmp(name, levels[l], ln) != 0)
+            continue;
+        if (len == ln)
+            return *out = 1 + 4 * l, true;
+        if (name[ln] >= '2' && name[ln] <= '4')
+            return *out = 1 + 4 * l + (uint64_t)(name[ln] - '1'), true;
+    }
+    return false;
 }
 
 static int any_json(const jt *t, pq_buf *b, uint32_t v, int depth);
@@ -290,7 +342,7 @@ static int record_scalars(oj *x, uint32_t r, bool *first)
         rc = put_key(b, first, "severity_text");
         rc = rc ? rc : (hp_json_str(b, text(t, node(t, v)->s), node(t, v)->s_len) ? PQ_ENOMEM : 0);
     }
-    if (rc == 0 && (v = get(t, r, "severityNumber")) && u64_of(t, v, &u) && u > 0) {
+    if (rc == 0 && (v = get(t, r, "severityNumber")) && severity_of(t, v, &u) && u > 0) {
         rc = put_key(b, first, "severity_number");
         rc = rc ? rc : (hp_printf(b, "%llu", (unsigned long long)u) ? PQ_ENOMEM : 0);
     }

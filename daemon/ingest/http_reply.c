@@ -24,6 +24,7 @@ const char *hp_status_text(int status)
     case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
     default: return status < 300 ? "OK" : "Internal Server Error";
     }
 }

@@ -32,6 +32,7 @@ typedef struct hp_reply {
     bool head;                   /* HEAD: headers only */
     uint64_t records;            /* accepted: the reply waits for the spool */
     int fail;                    /* non-zero: the daemon refused a record (close) */
+    const char *headers;         /* NULL, or header lines ("Allow: GET\r\n") for this reply */
 } hp_reply;
 
 typedef struct hp_route_ctx {
@@ -40,9 +41,19 @@ typedef struct hp_route_ctx {
     size_t max_line_bytes;
 } hp_route_ctx;
 
-/* Answers rq into r (status and body; r->body starts empty). Records go
- * to ctx->cb->on_line. */
-void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r);
+/* What a server's requests are for: the ingest endpoints below, or
+ * metrics.listen's (daemon/ops/metrics.c). The connection code
+ * (http_conn.c) is the same for both: framing, limits, timeouts. */
+typedef struct hp_endpoints {
+    /* Answers rq into r (status and body; r->body starts empty). */
+    void (*route)(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r);
+    const char *headers;         /* header lines on every reply */
+    bool ingest;                 /* requests and bytes count in the ingest counters */
+} hp_endpoints;
+
+/* POST /ingest, /_bulk, /{index}/_bulk, /v1/logs; GET and HEAD /
+ * (http_route.c). Records go to ctx->cb->on_line. */
+extern const hp_endpoints hp_endpoints_ingest;
 /* A JSON error body: {"error":{"type":type,"reason":reason},"status":N}. */
 void hp_reply_error(hp_reply *r, int status, const char *type, const char *reason);
 const char *hp_status_text(int status);

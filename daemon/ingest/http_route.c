@@ -11,6 +11,7 @@
 
 #include "framer.h"
 #include "http_bulk.h"
+#include "json.h"
 #include "http_otlp.h"
 
 #define HR_REASONS_MAX 5         /* first rejection reasons in an /ingest reply */
@@ -35,11 +36,40 @@ static void banner(hp_reply *r, bool head)
 typedef struct hr_ingest {
     const hp_route_ctx *ctx;
     hp_reply *r;
+    json_parser jp;              /* checks each line: the reply tells what the writer will reject */
     uint64_t accepted, rejected;
-    char reasons[HR_REASONS_MAX][96];
+    char reasons[HR_REASONS_MAX][160];
     size_t n_reasons;
 } hr_ingest;
 
+/* Why the writer will reject line l (written into why), or NULL: too
+ * long, not JSON, not an object (the shredder's own reasons; a schema's
+ * required columns are only known there). */
+static const char *rejection(hr_ingest *in, const fr_line *l, char *why, size_t cap)
+{
+    if (l->oversized) {
+        snprintf(why, cap, "line %llu: %zu bytes exceeds limits.max_line_bytes",
+                 (unsigned long long)l->lineno, l->total);
+        return why;
+    }
+    static const json_handler validate = {0};
+    pq_err e = {0};
+    size_t lead = 0;
+    while (lead < l->len && (l->data[lead] == ' ' || l->data[lead] == '\t'))
+        lead++;
+    int rc = json_parse_line(&in->jp, l->data, l->len, &validate, NULL, &e);
+    if (rc != 0 && rc != JSON_EMPTY)
+        snprintf(why, cap, "line %llu: invalid JSON: %.100s", (unsigned long long)l->lineno,
+                 e.msg);
+    else if (rc == 0 && l->data[lead] != '{')
+        snprintf(why, cap, "line %llu: not a JSON object", (unsigned long long)l->lineno);
+    else
+        return NULL;
+    return why;
+}
+
+/* Every line goes on (rejected ones reach the dead letters, as from any
+ * input); the reply counts the ones the writer will take. */
 static int ingest_line(void *user, const fr_line *l)
 {
     hr_ingest *in = user;
@@ -48,15 +78,14 @@ static int ingest_line(void *user, const fr_line *l)
         in->r->fail = rc;
         return rc;
     }
-    if (l->oversized) {
-        in->rejected++;
-        if (in->n_reasons < HR_REASONS_MAX)
-            snprintf(in->reasons[in->n_reasons++], sizeof in->reasons[0],
-                     "line %llu: %zu bytes exceeds limits.max_line_bytes",
-                     (unsigned long long)l->lineno, l->total);
-    } else {
+    char why[sizeof in->reasons[0]];
+    if (rejection(in, l, why, sizeof why) == NULL) {
         in->accepted++;
+        return 0;
     }
+    in->rejected++;
+    if (in->n_reasons < HR_REASONS_MAX)
+        memcpy(in->reasons[in->n_reasons++], why, sizeof why);
     return 0;
 }
 
@@ -68,11 +97,17 @@ static void ingest(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
         hp_reply_error(r, 500, "internal_error", "no line limit");
         return;
     }
+    if (json_parser_init(&in.jp, 0) != 0) {
+        fr_free(&fr);
+        hp_reply_error(r, 500, "internal_error", "out of memory");
+        return;
+    }
     int rc = fr_push(&fr, rq->body, rq->body_len, ingest_line, &in);
     if (rc == 0)
         rc = fr_finish(&fr, ingest_line, &in);
     fr_free(&fr);
-    r->records = in.accepted;
+    json_parser_free(&in.jp);
+    r->records = in.accepted + in.rejected;   /* all in the spool: the reply waits for them */
     if (rc != 0) {
         hp_reply_error(r, 503, "unavailable", "the spool did not take the records");
         r->fail = rc ? rc : -1;
@@ -105,7 +140,7 @@ static const char *bulk_index(const char *path, size_t *len)
     return memchr(ix, '/', *len) == NULL ? ix : NULL;
 }
 
-void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
+static void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
 {
     const char *p = rq->path;
     size_t ix_len = 0;
@@ -134,3 +169,7 @@ void hp_route(const hp_route_ctx *ctx, const hp_request *rq, hp_reply *r)
     hp_reply_error(r, 404, "not_found", "parqd implements only ingest: POST /ingest, "
                    "/_bulk, /{index}/_bulk, /v1/logs");
 }
+
+const hp_endpoints hp_endpoints_ingest = {
+    .route = hp_route, .headers = "X-Elastic-Product: Elasticsearch\r\n", .ingest = true,
+};

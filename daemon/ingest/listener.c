@@ -1,7 +1,9 @@
 /* listener.c - the ingest server (listener.h): a listener per input (bound
  * here or adopted from socket activation), accepting within
- * max_connections, the idle sweep, pause/resume for backpressure, and
- * the two-step shutdown. One connection's own life is connection.c.
+ * max_connections (an idle HTTP connection closed to make room), the
+ * idle sweep, pause/resume for backpressure, and the two-step shutdown;
+ * and the same server with one HTTP listener for metrics.listen
+ * (ls_server_new_http). One connection's own life is connection.c.
  *
  * Thread: the loop thread only.
  *
@@ -35,7 +37,7 @@
 typedef struct ls_plan {
     cf_input_type type;
     cf_input_proto proto;
-    uint64_t max_body_bytes;     /* http */
+    hp_settings http;            /* http: limits and endpoints */
     hp_auth *auth;               /* http: loaded before binding too */
     int fd;                      /* -1 until bound or adopted */
     char *path;                  /* unix socket file bound here (ours to remove) */
@@ -95,6 +97,15 @@ static int secure_input(const cf_input *in, size_t i, tl_ctx **tls, ls_peer_ids 
 }
 
 /* ---- pass 1: a listening fd per input --------------------------------- */
+
+static hp_settings http_of(const cf_input *in)
+{
+    return (hp_settings){.max_body_bytes = in->http.max_body_bytes,
+                         .max_header_bytes = (size_t)in->http.max_header_bytes,
+                         .max_headers = (size_t)in->http.max_headers,
+                         .header_timeout_ms = in->http.header_timeout_ms,
+                         .ep = &hp_endpoints_ingest};
+}
 
 static void describe_input(ls_plan *p, size_t i, const cf_input *in)
 {
@@ -206,7 +217,7 @@ static int plan_all(const cf_config *cf, const ls_inherited *ih, size_t n_ih, ls
         p->fd = -1;
         p->type = in->type;
         p->proto = in->proto;
-        p->max_body_bytes = in->http.max_body_bytes;
+        p->http = http_of(in);
         p->input = (int)i;
         describe_input(p, i, in);
         if ((rc = secure_input(in, i, &p->tls, &p->ids, err)) != 0)
@@ -258,7 +269,7 @@ static void free_listener(ls_listener *l)
  * with a warning (anyone on the path can read and forge its records). */
 static void warn_if_exposed(const ls_listener *l, const lsk_addr *a)
 {
-    if (l->type != CF_INPUT_TCP || l->tls != NULL || lsk_is_loopback(a))
+    if (l->type != CF_INPUT_TCP || l->tls != NULL || lsk_is_loopback(a) || l->input < 0)
         return;
     lg_warning("%s: plaintext TCP on a non-loopback address: anyone on the network path "
                "can read and forge its records (add tls: to the input, or listen on "
@@ -293,7 +304,7 @@ static int wrap(ls_server *s, ls_plan *p, ls_listener **out, pq_err *err)
     l->tls = p->tls;
     l->ids = p->ids;
     l->proto = p->proto == CF_PROTO_HTTP ? &cn_proto_http : &cn_proto_lines;
-    l->max_body_bytes = p->max_body_bytes;
+    l->http = p->http;
     l->auth = p->auth;
     p->auth = NULL;
     p->path = NULL;
@@ -365,30 +376,13 @@ static void log_security(const ls_listener *l, const cf_config *cf)
                 in->n_allow_uids, in->n_allow_gids);
 }
 
-int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
-                  const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
-                  pq_err *err)
+/* Pass 2 and the rest, for plans made (taken over: on failure nothing
+ * stays bound and s is freed). */
+static int serve(ls_server *s, ls_plan *plans, size_t n, const cf_config *cf, pq_err *err)
 {
-    *out = NULL;
-    if (loop == NULL || cf == NULL || cb == NULL || cb->on_line == NULL ||
-        (n_inherited > 0 && inherited == NULL) || cf->limits.max_line_bytes == 0)
-        return pq_err_set(err, PQ_EINVAL, "listener: missing loop, configuration or on_line");
-    ls_server *s = calloc(1, sizeof *s);
-    ls_plan *plans = NULL;
-    size_t n = 0;
-    if (s == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
-    int rc = plan_all(cf, inherited, n_inherited, &plans, &n, err);
-    if (rc == 0 && (s->listeners = calloc(n ? n : 1, sizeof *s->listeners)) == NULL)
+    int rc = 0;
+    if ((s->listeners = calloc(n ? n : 1, sizeof *s->listeners)) == NULL)
         rc = pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
-    if (rc != 0) {
-        if (plans != NULL)
-            unplan(plans, n);
-        free(s);
-        return rc;
-    }
-    s->loop = loop;
-    s->cb = *cb;
     ls_server_set_limits(s, cf);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if ((rc = wrap(s, &plans[i], &s->listeners[i], err)) == 0)
@@ -403,11 +397,75 @@ int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
     free(plans);
     for (size_t i = 0; i < s->n_listeners; i++)
         log_security(s->listeners[i], cf);
+    uv_timer_init(s->loop, &s->sweep);
+    s->sweep.data = s;
+    return PQ_OK;
+}
+
+int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
+                  const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
+                  pq_err *err)
+{
+    *out = NULL;
+    if (loop == NULL || cf == NULL || cb == NULL || cb->on_line == NULL ||
+        (n_inherited > 0 && inherited == NULL) || cf->limits.max_line_bytes == 0)
+        return pq_err_set(err, PQ_EINVAL, "listener: missing loop, configuration or on_line");
+    ls_server *s = calloc(1, sizeof *s);
+    ls_plan *plans = NULL;
+    size_t n = 0;
+    if (s == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
+    int rc = plan_all(cf, inherited, n_inherited, &plans, &n, err);
+    if (rc != 0) {
+        free(s);
+        return rc;
+    }
+    s->loop = loop;
+    s->cb = *cb;
+    if ((rc = serve(s, plans, n, cf, err)) != 0)
+        return rc;
     /* Ours now (the handles work on duplicates). */
     for (size_t j = 0; j < n_inherited; j++)
         close(inherited[j].fd);
-    uv_timer_init(loop, &s->sweep);
-    s->sweep.data = s;
+    *out = s;
+    return PQ_OK;
+}
+
+/* An endpoint server carries no records: a line would be a bug. */
+static int no_line(void *user, const char *source, const fr_line *line)
+{
+    (void)user, (void)source, (void)line;
+    return -1;
+}
+
+int ls_server_new_http(ls_server **out, uv_loop_t *loop, const char *what, const cf_addr *addr,
+                       const cf_config *cf, const hp_settings *http, pq_err *err)
+{
+    *out = NULL;
+    ls_server *s = calloc(1, sizeof *s);
+    ls_plan *p = calloc(1, sizeof *p);
+    if (s == NULL || p == NULL) {
+        free(s);
+        free(p);
+        return pq_err_set(err, PQ_ENOMEM, "%s: out of memory", what);
+    }
+    *p = (ls_plan){.type = CF_INPUT_TCP, .proto = CF_PROTO_HTTP, .input = -1, .fd = -1,
+                   .http = *http};
+    bool v6 = strchr(addr->host, ':') != NULL;
+    snprintf(p->desc, sizeof p->desc, "%s %s%s%s:%u", what, v6 ? "[" : "", addr->host,
+             v6 ? "]" : "", (unsigned)addr->port);
+    int rc = lsk_tcp_listen(addr->host, addr->port, LS_BACKLOG, &p->fd, err);
+    if (rc != 0) {
+        pq_err_prefix(err, rc, "%s", p->desc);
+        free(s);
+        free(p);
+        return rc;
+    }
+    s->loop = loop;
+    s->cb = (ls_callbacks){.on_line = no_line};
+    s->uncounted = true;
+    if ((rc = serve(s, p, 1, cf, err)) != 0)
+        return rc;
     *out = s;
     return PQ_OK;
 }
@@ -423,11 +481,29 @@ static void refused_full(ls_server *s)
 
 static void schedule_sweep(ls_server *s);
 
+/* Full, and the new connection is HTTP: the least recently active HTTP
+ * connection between requests (or still in its headers) makes room, as
+ * an HTTP server may close an idle keep-alive connection at any time
+ * (RFC 9112 9.3): a thousand idle clients then cannot lock the others
+ * out (issue 21). A connection reading a body or owed a reply stays.
+ * Whether one was closed. */
+static bool evict_idle_http(ls_server *s)
+{
+    for (ls_conn *c = s->head; c != NULL; c = c->next)
+        if (c->listener->proto == &cn_proto_http && !cn_http_busy(c)) {
+            ls_count(s, &dm_counters_global.connections_idle_closed, 1);
+            cn_close(c, false);
+            return true;
+        }
+    return false;
+}
+
 static void on_connection(uv_stream_t *h, int status)
 {
     ls_listener *l = h->data;
     ls_server *s = l->server;
-    if (status == 0 && s->max_connections > 0 && s->n_conns >= s->max_connections) {
+    if (status == 0 && s->max_connections > 0 && s->n_conns >= s->max_connections &&
+        (l->proto != &cn_proto_http || !evict_idle_http(s))) {
         cn_refuse(s, l);
         refused_full(s);
         return;
@@ -440,8 +516,8 @@ static void on_connection(uv_stream_t *h, int status)
     /* Out of fds: libuv sheds pending connections with a spare fd without
      * telling us; EMFILE arrives here only when that trick failed. */
     if (status == UV_EMFILE || status == UV_ENFILE) {
-        dm_add(&dm_counters_global.connections_refused, 1);
-        dm_add(&dm_counters_global.connections_refused_by[DM_REFUSE_OUT_OF_FDS], 1);
+        ls_count(s, &dm_counters_global.connections_refused, 1);
+        ls_count(s, &dm_counters_global.connections_refused_by[DM_REFUSE_OUT_OF_FDS], 1);
     }
     if (ls_once_a_minute(s, &s->accept_err_logged, &s->accept_err_log_ms))
         lg_warning("%s: accepting a connection failed: %s (logged at most once a minute)",
@@ -455,7 +531,7 @@ static void on_sweep(uv_timer_t *t)
     ls_server *s = t->data;
     while (!s->closing && !s->paused && s->idle_timeout_ms > 0 && s->head != NULL &&
            ls_active_ms(s) - s->head->last_ms >= s->idle_timeout_ms) {
-        dm_add(&dm_counters_global.connections_idle_closed, 1);
+        ls_count(s, &dm_counters_global.connections_idle_closed, 1);
         cn_close(s->head, true);
     }
     schedule_sweep(s);
@@ -480,19 +556,24 @@ struct ls_security {
     size_t n;                    /* = the server's n_listeners */
     tl_ctx **tls;
     ls_peer_ids *ids;
-    bool *take;                  /* listener i gets tls[i] and ids[i] */
+    hp_auth **auth;              /* http: the credential files read again */
+    hp_settings *http;           /* http: the new limits */
+    bool *take;                  /* listener i gets tls[i], ids[i], auth[i], http[i] */
 };
 
 void ls_security_free(ls_security *sec)
 {
     if (sec == NULL)
         return;
-    for (size_t i = 0; sec->tls != NULL && sec->ids != NULL && i < sec->n; i++) {
+    for (size_t i = 0; sec->tls && sec->ids && sec->auth && i < sec->n; i++) {
         tl_ctx_unref(sec->tls[i]);
         ids_free(&sec->ids[i]);
+        hp_auth_free(sec->auth[i]);
     }
     free(sec->tls);
     free(sec->ids);
+    free(sec->auth);
+    free(sec->http);
     free(sec->take);
     free(sec);
 }
@@ -509,7 +590,9 @@ int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **
     sec->tls = calloc(n ? n : 1, sizeof *sec->tls);
     sec->ids = calloc(n ? n : 1, sizeof *sec->ids);
     sec->take = calloc(n ? n : 1, sizeof *sec->take);
-    int rc = sec->tls && sec->ids && sec->take ? 0
+    sec->auth = calloc(n ? n : 1, sizeof *sec->auth);
+    sec->http = calloc(n ? n : 1, sizeof *sec->http);
+    int rc = sec->tls && sec->ids && sec->take && sec->auth && sec->http ? 0
              : pq_err_set(err, PQ_ENOMEM, "listener: out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const ls_listener *l = s->listeners[i];
@@ -519,13 +602,18 @@ int ls_server_prepare_security(ls_server *s, const cf_config *cf, ls_security **
         ls_plan p = {0};
         describe_input(&p, (size_t)l->input, in);
         if (in->type != l->type || strcmp(p.desc, l->desc) != 0 ||
-            (in->tls != NULL) != (l->tls != NULL)) {
+            (in->tls != NULL) != (l->tls != NULL) ||
+            (in->proto == CF_PROTO_HTTP) != (l->proto == &cn_proto_http)) {
             lg_warning("reload: %s: the new configuration changes this input's address or "
                        "whether it uses TLS; that takes a restart (kept as it is)", l->desc);
             continue;
         }
         sec->take[i] = true;
         rc = secure_input(in, (size_t)l->input, &sec->tls[i], &sec->ids[i], err);
+        if (rc == 0 && in->proto == CF_PROTO_HTTP) {
+            sec->http[i] = http_of(in);
+            rc = hp_auth_load(&sec->auth[i], &in->http, (size_t)l->input, err);
+        }
     }
     if (rc != 0) {
         ls_security_free(sec);
@@ -549,6 +637,12 @@ void ls_server_commit_security(ls_server *s, ls_security *sec)
         ls_peer_ids old_ids = l->ids;
         l->ids = sec->ids[i];
         sec->ids[i] = old_ids;
+        if (l->proto == &cn_proto_http) {
+            hp_auth *old_auth = l->auth;   /* connections read l->auth per request */
+            l->auth = sec->auth[i];
+            sec->auth[i] = old_auth;
+            l->http = sec->http[i];
+        }
     }
     ls_security_free(sec);       /* what was replaced */
 }

@@ -50,6 +50,7 @@
 #include "config.h"
 #include "err.h"
 #include "framer.h"
+#include "http_conn.h"
 #include "listener_cb.h"
 
 /* A socket inherited from the service manager (listenfds.h). */
@@ -72,6 +73,18 @@ int ls_server_new(ls_server **out, uv_loop_t *loop, const cf_config *cf,
                   const ls_inherited *inherited, size_t n_inherited, const ls_callbacks *cb,
                   pq_err *err);
 
+/* A server of one HTTP listener at addr whose requests go to http->ep
+ * (metrics.listen: daemon/ops/metrics.c), with the inputs' connection
+ * code: cf->limits' max_connections (an idle HTTP connection makes room
+ * for a new one) and idle_timeout, and http's limits (metrics.c asks for
+ * bodies of at most LS_ENDPOINT_MAX_BODY: nothing there takes one). It
+ * moves none of the ingest counters. what names it in errors and the log
+ * ("metrics.listen 127.0.0.1:9170: Address already in use"). Closed and
+ * destroyed as the input server is (ls_server_close, ls_server_destroy). */
+#define LS_ENDPOINT_MAX_BODY ((uint64_t)64 << 10)
+int ls_server_new_http(ls_server **out, uv_loop_t *loop, const char *what, const cf_addr *addr,
+                       const cf_config *cf, const hp_settings *http, pq_err *err);
+
 void ls_server_pause(ls_server *s);
 void ls_server_resume(ls_server *s);
 bool ls_server_paused(const ls_server *s);
@@ -86,8 +99,10 @@ int ls_server_bound_port(const ls_server *s, size_t input);
 void ls_server_set_limits(ls_server *s, const cf_config *cf);
 
 /* A reload's new TLS contexts (certificate, key, client CA,
- * allow_subjects: files read again, the key's mode checked again) and
- * allow_uids / allow_gids, for the listeners whose input in cf has the
+ * allow_subjects: files read again, the key's mode checked again),
+ * allow_uids / allow_gids, and an http input's auth files (read again:
+ * open keep-alive connections check their next request against the new
+ * credentials) and header and body limits, for the listeners whose input in cf has the
  * same index and address. Prepare reads everything and changes nothing:
  * 0 with *out, or an error (err names the input and file). Commit
  * switches every such listener and frees what it replaced (and sec);

@@ -1,13 +1,16 @@
 /* metrics.h - the HTTP endpoint of metrics.listen: GET /metrics
  * (Prometheus text exposition format 0.0.4, from dm_counters_global) and
  * GET /health (200 "ok\n", or 503 with health.h's problems). Anything
- * else gets 404/405; requests are bounded (8 KiB, 10 s), one response per
- * connection (Connection: close). Never served on an input port.
+ * else gets 404/405. Served by the inputs' HTTP code (listener.h
+ * ls_server_new_http): keep-alive, the header limits and timeout of
+ * http_conn.h, limits.max_connections and idle_timeout. Never served on
+ * an input port.
  *
  * Thread: the loop thread. */
 #ifndef PQ_METRICS_H
 #define PQ_METRICS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -15,18 +18,22 @@
 #include "config.h"
 #include "err.h"
 
-typedef struct mt_server mt_server;
+/* An HTTP server (listener.h) whose one listener serves the endpoints above. */
+typedef struct ls_server mt_server;
 
-/* Listens on addr. 0, or PQ_EIO with err naming the address. */
-int mt_server_new(mt_server **out, uv_loop_t *loop, const cf_addr *addr, pq_err *err);
+/* Listens on cf->metrics.listen with cf->limits; header_timeout_ms 0 is
+ * the inputs' default (tests shorten it). 0, or an error naming the
+ * address ("metrics.listen 127.0.0.1:9170: Address already in use"). */
+int mt_server_new(mt_server **out, uv_loop_t *loop, const cf_config *cf,
+                  uint64_t header_timeout_ms, pq_err *err);
 /* The port listened on (useful with port 0: tests), or -1. */
 int mt_server_port(const mt_server *s);
-/* Changes the 10 s limit from accept to the end of the response for
- * connections accepted from now on (tests). */
-void mt_server_set_timeout(mt_server *s, uint64_t ms);
-/* Closes the listener and open connections (asynchronously: run the loop),
- * then frees itself. NULL is a no-op. */
+/* Closes the listener and open connections (asynchronously: run the loop
+ * until the handles are closed, then mt_server_destroy). NULL is a no-op. */
 void mt_server_close(mt_server *s);
+/* Whether every handle is closed (NULL: yes); then mt_server_destroy. */
+bool mt_server_closed(const mt_server *s);
+void mt_server_destroy(mt_server *s);
 
 /* The /metrics body (tests; the server uses it). Returns a malloc'd
  * NUL-terminated string or NULL when out of memory. */

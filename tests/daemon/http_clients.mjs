@@ -7,9 +7,11 @@
 //             each retried until acknowledged; FILE gets
 //             {"acked":[first ids of acked batches], "retried":[...], "batch":B}
 //   otlp      --url U/v1/logs --n N --proto 0|1   the OpenTelemetry JS logs SDK
-//   hostile   --host H --port P --auth-port A --token T
-//             slowloris, 1,000 idle connections, a 100 MiB body, a gzip
-//             bomb, smuggling, garbage, a wrong token: PASS/FAIL lines
+//   hostile   --host H --port P --auth-port A --token T [--metrics-port M]
+//             on the ingest port P and the metrics port M at once:
+//             slowloris, 1,000 idle keep-alive connections held while
+//             good clients are answered, a 100 MiB body, a gzip bomb,
+//             smuggling, garbage; a wrong token on A: PASS/FAIL lines
 //
 // Records are {"src": ..., "i": k} with k from 0.
 import fs from 'node:fs';
@@ -158,53 +160,85 @@ async function expectStatus(name, p, want, closed = true) {
   else fail(name, `status ${st} (${r.why}): ${r.got.slice(0, 120).replace(/\r\n/g, ' | ')}`);
 }
 
-async function hostile(o) {
-  const H = o.host, P = Number(o.port), A = Number(o['auth-port']);
-  const rec = '{"src":"hostile","i":0}\n';
-  // slowloris: a header byte every 500 ms; 408 once HP_HEADER_TIMEOUT_MS passed.
-  const slow = 'POST /ingest HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(60);
-  await expectStatus('slowloris headers get 408 and a close',
-    raw(H, P, [...slow], 30000, 500), 408);
-  // 1,000 idle keep-alive connections, then a good request still answered.
-  const idle = [];
-  for (let i = 0; i < 1000; i++) {
+// n connections that each made one request (req) and had it answered,
+// now idle between requests as keep-alive clients leave them.
+async function idleKeepAlive(H, P, n, req) {
+  const one = () => new Promise(resolve => {
     const s = net.connect(P, H);
-    s.on('error', () => {});
-    idle.push(s);
+    const t = setTimeout(() => resolve(s), 10000);
+    s.on('error', () => { clearTimeout(t); resolve(null); });
+    s.once('data', () => { clearTimeout(t); resolve(s); });
+    s.on('connect', () => s.write(req));
+  });
+  const socks = [];
+  for (let i = 0; i < n; i += 100)
+    socks.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, one))));
+  return socks.filter(Boolean);
+}
+
+// Ten good requests while the idle and slowloris clients are held: on an
+// ingest port 10 POSTs of 100 records ({"src":"hostile-good","i":k},
+// which must all land), on the metrics port 10 scrapes. Resolves the
+// statuses.
+async function goodRequests(H, P, kind) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const statuses = [];
+  for (let b = 0; b < 10; b++) {
+    try {
+      if (kind === 'ingest') {
+        let lines = '';
+        for (let i = b * 100; i < (b + 1) * 100; i++) lines += JSON.stringify({ src: 'hostile-good', i }) + '\n';
+        statuses.push((await post(`http://${H}:${P}/ingest`, Buffer.from(lines), agent)).status);
+      } else {
+        const r = await raw(H, P, ['GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], 10000);
+        statuses.push(Number(status(r)) || r.why);
+      }
+    } catch (e) { statuses.push(e.message); }
   }
-  await sleep(500);
-  const agent = new http.Agent({ keepAlive: true });
-  try {
-    const r = await post(`http://${H}:${P}/ingest`, Buffer.from(rec), agent);
-    if (r.status === 200) pass('a request is answered with 1,000 idle connections open');
-    else fail('a request is answered with 1,000 idle connections open', `status ${r.status}`);
-  } catch (e) { fail('a request is answered with 1,000 idle connections open', e.message); }
+  agent.destroy();
+  return statuses;
+}
+
+// Everything hostile on one port (kind 'ingest' or 'metrics').
+async function hostilePort(H, P, kind) {
+  const path = kind === 'ingest' ? '/ingest' : '/metrics';
+  const probe = kind === 'ingest' ? 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' : 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+  const name = m => `${kind} port: ${m}`;
+  const rec = '{"src":"hostile","i":0}\n';
+  // slowloris: a header byte every 500 ms; 408 once the header timeout passed.
+  const slow = `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Slow: ` + 'a'.repeat(60);
+  const slowloris = Array.from({ length: 5 }, () => raw(H, P, [...slow], 30000, 500));
+  const idle = await idleKeepAlive(H, P, 1000, probe);
+  const statuses = await goodRequests(H, P, kind);
+  const open = idle.filter(s => !s.destroyed && s.readyState === 'open').length;
+  const what = `10 good ${kind === 'ingest' ? 'POSTs of 100 records' : 'scrapes'} answered 200 while ` +
+               `${idle.length} idle keep-alive connections (${open} still open) and 5 slowloris clients are held`;
+  if (idle.length === 1000 && statuses.every(s => s === 200)) pass(name(what));
+  else fail(name(what), `${idle.length} idle made, statuses ${statuses.join(',')}`);
   idle.forEach(s => s.destroy());
-  // The metrics port: 200 idle connections, then a scrape is still answered.
-  if (o['metrics-port']) {
-    const M = Number(o['metrics-port']);
-    const idleM = [];
-    for (let i = 0; i < 200; i++) { const s = net.connect(M, H); s.on('error', () => {}); idleM.push(s); }
-    await sleep(300);
-    const r = await raw(H, M, ['GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'], 5000);
-    if (status(r) === '200') pass('a scrape is answered with 200 idle connections on the metrics port');
-    else fail('a scrape is answered with 200 idle connections on the metrics port', `${status(r)} ${r.why}`);
-    idleM.forEach(s => s.destroy());
-  }
   // 100 MiB body: refused by its Content-Length, before it is read.
-  await expectStatus('a 100 MiB body gets 413 and a close',
-    raw(H, P, ['POST /ingest HTTP/1.1\r\nContent-Length: 104857600\r\n\r\n', Buffer.alloc(1 << 20, 'a')]), 413);
+  await expectStatus(name('a 100 MiB body gets 413 and a close'),
+    raw(H, P, [`POST ${path} HTTP/1.1\r\nContent-Length: 104857600\r\n\r\n`, Buffer.alloc(1 << 20, 'a')]), 413);
   // gzip bomb: 100 MiB of newlines in ~100 KiB.
   const bomb = zlib.gzipSync(Buffer.alloc(100 << 20, '\n'), { level: 9 });
-  await expectStatus(`a gzip bomb (${bomb.length} bytes -> 100 MiB) gets 413 and a close`,
-    raw(H, P, [`POST /ingest HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`, bomb]), 413);
-  await expectStatus('Content-Length with Transfer-Encoding gets 400 and a close',
-    raw(H, P, [`POST /ingest HTTP/1.1\r\nContent-Length: ${rec.length}\r\nTransfer-Encoding: chunked\r\n\r\n${rec.length.toString(16)}\r\n${rec}\r\n0\r\n\r\n`]), 400);
-  await expectStatus('two different Content-Lengths get 400 and a close',
-    raw(H, P, [`POST /ingest HTTP/1.1\r\nContent-Length: ${rec.length}\r\nContent-Length: 3\r\n\r\n${rec}`]), 400);
-  await expectStatus('garbage gets 400 and a close', raw(H, P, [Buffer.from('\x16\x03\x01garbage\r\n\r\n', 'latin1')]), 400);
-  await expectStatus('more than 16 KiB of headers get 431 and a close',
-    raw(H, P, ['GET / HTTP/1.1\r\nX-Big: ' + 'b'.repeat(20000) + '\r\n\r\n']), 431);
+  await expectStatus(name(`a gzip bomb (${bomb.length} bytes -> 100 MiB) gets 413 and a close`),
+    raw(H, P, [`POST ${path} HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`, bomb]), 413);
+  await expectStatus(name('Content-Length with Transfer-Encoding gets 400 and a close'),
+    raw(H, P, [`POST ${path} HTTP/1.1\r\nContent-Length: ${rec.length}\r\nTransfer-Encoding: chunked\r\n\r\n${rec.length.toString(16)}\r\n${rec}\r\n0\r\n\r\n`]), 400);
+  await expectStatus(name('two different Content-Lengths get 400 and a close'),
+    raw(H, P, [`POST ${path} HTTP/1.1\r\nContent-Length: ${rec.length}\r\nContent-Length: 3\r\n\r\n${rec}`]), 400);
+  await expectStatus(name('garbage gets 400 and a close'), raw(H, P, [Buffer.from('\x16\x03\x01garbage\r\n\r\n', 'latin1')]), 400);
+  await expectStatus(name('more than 16 KiB of headers get 431 and a close'),
+    raw(H, P, [`GET ${path} HTTP/1.1\r\nX-Big: ` + 'b'.repeat(20000) + '\r\n\r\n']), 431);
+  let i = 0;
+  for (const p of slowloris)
+    await expectStatus(name(`slowloris client ${++i} gets 408 and a close`), p, 408);
+}
+
+async function hostile(o) {
+  const H = o.host, P = Number(o.port), A = Number(o['auth-port']), M = Number(o['metrics-port']);
+  const rec = '{"src":"hostile","i":0}\n';
+  await Promise.all([hostilePort(H, P, 'ingest'), M ? hostilePort(H, M, 'metrics') : null]);
   await expectStatus('a wrong bearer token gets 401',
     raw(H, A, [`POST /ingest HTTP/1.1\r\nAuthorization: Bearer wrong\r\nContent-Length: ${rec.length}\r\n\r\n${rec}`]), 401);
   await expectStatus('no credentials get 401', raw(H, A, [`POST /ingest HTTP/1.1\r\nContent-Length: ${rec.length}\r\n\r\n${rec}`]), 401);

@@ -121,7 +121,13 @@ done < <(find "$LOGS" -type f -name '*.json' | LC_ALL=C sort)
 cdec=()
 [ -x "$BUILD/variant_dump" ] && cdec=(--c-decoder "$BUILD/variant_dump") ||
     echo "NOTE  $BUILD/variant_dump not built: no c-decoder check"
-node "$INTEROP/logs.mjs" "$MANIFEST" --mutate 25 "${cdec[@]}" | tee "$OUT/logs.log"
+# A sanitizer build's files are the main build's bytes, which all three
+# readers checked there: here DuckDB and the (instrumented) C decoder.
+readers=()
+if grep -qE '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+    readers=(--readers duckdb${cdec:+,c-decoder})
+fi
+node "$INTEROP/logs.mjs" "$MANIFEST" --mutate 25 "${cdec[@]}" "${readers[@]}" | tee "$OUT/logs.log"
 rc=${PIPESTATUS[0]}
 summary=$(tail -n 1 "$OUT/logs.log")
 END=$(date +%s.%N)

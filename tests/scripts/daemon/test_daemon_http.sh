@@ -7,10 +7,14 @@
 # official Elasticsearch Node.js client sends 5,000 documents with
 # helpers.bulk (which checks the product header and every item's
 # status); the OpenTelemetry JS logs SDK sends 5,000 records through the
-# OTLP/HTTP JSON exporter and 5,000 through the protobuf one; hostile clients (slowloris, 1,000 idle connections, a 100 MiB
-# body, a gzip bomb, smuggling, garbage, wrong tokens) each get the
-# answer README.md names. Then SIGTERM: every record lands exactly once
-# (DuckDB over the files), /metrics counted the requests.
+# OTLP/HTTP JSON exporter and 5,000 through the protobuf one; hostile
+# clients on the first input's port and on the metrics port at once
+# (slowloris, 1,000 idle keep-alive connections on each, held while good
+# clients post 1,000 records and scrape, a 100 MiB body, a gzip bomb,
+# smuggling, garbage; wrong tokens on the second input) each get the
+# answer README.md names, and peak RSS is reported. Then SIGTERM: every
+# record lands exactly once (DuckDB over the files), /metrics counted the
+# requests.
 #
 #   bash test_daemon_http.sh BUILD_DIR [TESTDATA_DIR]
 #
@@ -42,7 +46,7 @@ printf '%s\n' "$TOKEN" >"$T/token"
 chmod 600 "$T/token"
 cat >"$T/parqd.yaml" <<EOF
 inputs:
-  - {type: http, listen: "127.0.0.1:$PORT"}
+  - {type: http, listen: "127.0.0.1:$PORT", header_timeout: 2s}
   - {type: http, listen: "127.0.0.1:$PORT_A", auth: {bearer_token_file: $T/token}}
   - {type: http, path: "$T/http.sock"}
   - {type: http, listen: "127.0.0.1:$PORT_S", tls: {cert: $T/pki/server.crt, key: $T/pki/server.key}}
@@ -130,10 +134,43 @@ done <"$T/hostile.out"
 grep -q 'the right bearer token' "$T/hostile.out" || bad "hostile clients ran" "$(tail -n 3 "$T/hostile.out")"
 check "parqd is alive after the hostile clients" alive "$DPID"
 HWM=$(proc_kb "$DPID" VmHWM)
-note "peak RSS after the hostile clients (1,000 idle connections, a gzip bomb, 100 MiB announced): $((HWM / 1024)) MiB"
+note "peak RSS after the hostile clients (1,000 idle keep-alive connections on each of two ports, a gzip bomb, 100 MiB announced): $((HWM / 1024)) MiB"
 if ! sanitized_build; then
     check "peak RSS stays below 300 MiB" test "$HWM" -lt $((300 * 1024))
 fi
+
+# SIGHUP re-reads the token file: the old token is refused from then on,
+# on a keep-alive connection opened before the reload too, and the new
+# one accepted.
+auth_req() { # auth_req TOKEN BODY: one POST /ingest on fd 7
+    printf 'POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n\r\n%s' \
+        "$1" "${#2}" "$2" >&7
+}
+auth_status() { # the status of the next response on fd 7 (a body has no
+    local l     # line break: the next status line follows it on one line)
+    while IFS= read -t 10 -r l <&7; do
+        case $l in *HTTP/1.1\ *) l=${l##*HTTP/1.1 }; echo "${l:0:3}"; return ;; esac
+    done
+    echo none
+}
+exec 7<>"/dev/tcp/127.0.0.1/$PORT_A"
+auth_req "$TOKEN" '{"src":"reload","i":0}'$'\n'
+check "before SIGHUP, the old token gets 200 on a keep-alive connection" test "$(auth_status)" = 200
+NEW_TOKEN="n3w-$RANDOM$RANDOM"
+printf '%s\n' "$NEW_TOKEN" >"$T/token.new"
+chmod 600 "$T/token.new"
+mv "$T/token.new" "$T/token"
+kill -HUP "$DPID"
+if wait_log "$DLOG" 'reload: done'; then ok "SIGHUP: reload done"; else bad "SIGHUP: reload done" "$(tail -n 3 "$DLOG")"; fi
+auth_req "$TOKEN" '{"src":"reload","i":99}'$'\n'
+check "after SIGHUP, the old token gets 401 on the connection opened before" test "$(auth_status)" = 401
+exec 7<&-
+ST=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
+    --data-binary '{"src":"reload","i":98}' "http://127.0.0.1:$PORT_A/ingest")
+check "after SIGHUP, the old token gets 401 ($ST)" test "$ST" = 401
+ST=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $NEW_TOKEN" \
+    --data-binary '{"src":"reload","i":1}' "http://127.0.0.1:$PORT_A/ingest")
+check "after SIGHUP, the new token gets 200 ($ST)" test "$ST" = 200
 
 M=$(http_get 127.0.0.1 "$PORT_M" /metrics)
 check "metrics count 200s on /ingest" test "$(metric "$M" 'parqd_http_requests_total{endpoint="ingest",status="200"}')" -ge 3
@@ -159,8 +196,12 @@ X=$(duck "SELECT _index AS ix, count(*) AS n FROM read_parquet('$GLOB', hive_par
           GROUP BY 1 ORDER BY 1 NULLS FIRST")
 echo "by _index: $X"
 check "_index: the $N documents of the Elasticsearch client carry logs-es" grep -q "{\"ix\":\"logs-es\",\"n\":\"$N\"}" <<<"$X"
-check "_index: null for every other record" grep -q "{\"ix\":null,\"n\":\"$((N * 4 + 202))\"}" <<<"$X"
-check "hostile: only the two good requests landed" grep -q '{"src":"hostile","n":"2"' <<<"$R"
+check "_index: null for every other record" grep -q "{\"ix\":null,\"n\":\"$((N * 4 + 1203))\"}" <<<"$X"
+check "hostile: only the request with the right token landed" grep -q '{"src":"hostile","n":"1"' <<<"$R"
+check "hostile-good: the 1,000 records posted among the hostile clients landed exactly once" \
+    grep -q '{"src":"hostile-good","n":"1000","d":"1000","lo":0,"hi":999}' <<<"$R"
+check "reload: the two records sent with the token of their time landed, the refused ones not" \
+    grep -q '{"src":"reload","n":"2","d":"2","lo":0,"hi":1}' <<<"$R"
 check "https: 100 records landed exactly once" grep -q '{"src":"https","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"
 check "unix: 100 records landed exactly once" grep -q '{"src":"unix","n":"100","d":"100","lo":0,"hi":99}' <<<"$R"
 R=$(duck "SELECT src, count(*) AS n, count(DISTINCT uid) AS d, min(uid) AS lo, max(uid) AS hi

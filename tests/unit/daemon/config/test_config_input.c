@@ -81,6 +81,34 @@ static void test_inputs_http(void **state)
                  "c.yaml:2:49: inputs[0].max_body_bytes: must be at least 1 byte");
 }
 
+/* The header limits: defaults, values, and the bounds checked when the
+ * file is read. */
+static void test_inputs_http_header_limits(void **state)
+{
+    (void)state;
+    cf_config c;
+    load("inputs:\n"
+         "  - {type: http, listen: \"127.0.0.1:9200\", max_header_bytes: 4KiB, max_headers: 20,\n"
+         "     header_timeout: 2s}\n"
+         "  - {type: http, listen: \"127.0.0.1:9201\"}\n", &c);
+    assert_int_equal(c.inputs[0].http.max_header_bytes, 4096);
+    assert_int_equal(c.inputs[0].http.max_headers, 20);
+    assert_int_equal(c.inputs[0].http.header_timeout_ms, 2000);
+    assert_int_equal(c.inputs[1].http.max_header_bytes, 16384);
+    assert_int_equal(c.inputs[1].http.max_headers, 100);
+    assert_int_equal(c.inputs[1].http.header_timeout_ms, 10000);
+    cf_config_free(&c);
+    assert_error("inputs:\n  - {type: http, listen: \"a:1\", max_header_bytes: 100}\n",
+                 "c.yaml:2:51: inputs[0].max_header_bytes: must be at least 1KiB");
+    assert_error("inputs:\n  - {type: http, listen: \"a:1\", max_headers: 3}\n",
+                 "c.yaml:2:46: inputs[0].max_headers: 3 is out of range 8..10000");
+    assert_error("inputs:\n  - {type: http, listen: \"a:1\", header_timeout: 0s}\n",
+                 "c.yaml:2:49: inputs[0].header_timeout: must be between 100ms and 1h");
+    assert_error("inputs:\n  - {type: tcp, listen: \"a:1\", header_timeout: 1s}\n",
+                 "c.yaml:2:32: inputs[0]: unknown key 'header_timeout' (expected type, listen, "
+                 "tls)");
+}
+
 static void test_inputs_tls_and_peer_ids(void **state)
 {
     (void)state;
@@ -160,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_inputs_tcp_and_unix),
         cmocka_unit_test(test_inputs_errors),
         cmocka_unit_test(test_inputs_http),
+        cmocka_unit_test(test_inputs_http_header_limits),
         cmocka_unit_test(test_inputs_tls_and_peer_ids),
         cmocka_unit_test(test_inputs_tls_and_peer_id_errors),
     };

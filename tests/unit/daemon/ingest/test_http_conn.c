@@ -30,6 +30,7 @@ typedef struct fake {
     ls_callbacks cb;
     hp_io io;
     hp_conn *h;
+    const hp_auth *auth;         /* what the connection reads per request */
 } fake;
 
 static int f_write(void *u, const char *d, size_t n)
@@ -65,7 +66,7 @@ static uint64_t f_next_seq(void *u) { return ((fake *)u)->next_seq; }
 static void f_want(void *u) { ((fake *)u)->want_durable++; }
 static bool f_busy(void *u) { return ((fake *)u)->busy; }
 
-static fake *fake_new_shared(uint64_t max_body, const hp_auth *auth, hp_budget *bodies)
+static fake *fake_new_lim(const hp_limits *lim, const hp_auth *auth)
 {
     fake *f = calloc(1, sizeof *f);
     assert_non_null(f);
@@ -73,10 +74,16 @@ static fake *fake_new_shared(uint64_t max_body, const hp_auth *auth, hp_budget *
     f->cb = (ls_callbacks){.user = f, .on_line = f_line, .on_read_done = f_read_done,
                            .next_seq = f_next_seq, .want_durable = f_want, .busy = f_busy};
     f->io = (hp_io){.user = f, .write = f_write, .end = f_end, .hold = f_hold, .wait = f_wait};
-    hp_limits lim = {.max_body_bytes = max_body, .max_line_bytes = 1024, .bodies = bodies};
-    f->h = hp_conn_new(&lim, "tcp:192.0.2.1:1", &f->cb, auth, &f->io);
+    f->auth = auth;
+    f->h = hp_conn_new(lim, "tcp:192.0.2.1:1", &f->cb, &f->auth, &f->io);
     assert_non_null(f->h);
     return f;
+}
+
+static fake *fake_new_shared(uint64_t max_body, const hp_auth *auth, hp_budget *bodies)
+{
+    hp_limits lim = {.max_body_bytes = max_body, .max_line_bytes = 1024, .bodies = bodies};
+    return fake_new_lim(&lim, auth);
 }
 
 static fake *fake_new(uint64_t max_body, const hp_auth *auth)
@@ -253,6 +260,60 @@ static void test_http_header_limits_are_431(void **state)
     fake_free(f);
 }
 
+/* An input's max_header_bytes and max_headers (config) replace the
+ * defaults: past either, 431 naming the limit. */
+static void test_http_configured_header_limits_are_431(void **state)
+{
+    (void)state;
+    hp_limits lim = {.max_body_bytes = 1 << 20, .max_line_bytes = 1024,
+                     .max_header_bytes = 1024, .max_headers = 8};
+    fake *f = fake_new_lim(&lim, NULL);
+    char pad[1100];
+    memset(pad, 'p', sizeof pad - 1);
+    pad[sizeof pad - 1] = '\0';
+    feed(f, "GET / HTTP/1.1\r\nX-Big: ");
+    feed(f, pad);
+    assert_non_null(strstr(f->out, "HTTP/1.1 431 "));
+    assert_non_null(strstr(f->out, "exceed max_header_bytes (1024)"));
+    fake_free(f);
+
+    f = fake_new_lim(&lim, NULL);
+    feed(f, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i < 8; i++)
+        feed(f, "X-A: b\r\n");
+    feed(f, "\r\n");
+    assert_non_null(strstr(f->out, "HTTP/1.1 200 "));        /* 8 headers: fine */
+    feed(f, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i < 9; i++)
+        feed(f, "X-A: b\r\n");
+    assert_non_null(strstr(f->out, "HTTP/1.1 431 "));
+    assert_non_null(strstr(f->out, "more than max_headers (8) headers"));
+    assert_true(f->ended);
+    fake_free(f);
+}
+
+/* /ingest: lines that are not JSON objects are rejected in the reply, with
+ * their reasons, not counted as accepted; they still go on (to the dead
+ * letters, as from any input). */
+static void test_http_ingest_reply_counts_invalid_json_as_rejected(void **state)
+{
+    (void)state;
+    fake *f = fake_new(1 << 20, NULL);
+    const char *body = "{\"a\":1}\nnot json\n[1,2]\n\n  {\"b\":2}\n{\"c\":\n";
+    char req[256];
+    snprintf(req, sizeof req, "POST /ingest HTTP/1.1\r\nContent-Length: %zu\r\n\r\n%s",
+             strlen(body), body);
+    feed(f, req);
+    assert_int_equal(f->records, 5);                 /* all but the blank line go on */
+    hp_conn_durable(f->h, f->next_seq);
+    assert_non_null(strstr(f->out, "HTTP/1.1 200 OK\r\n"));
+    assert_non_null(strstr(f->out, "{\"accepted\":2,\"rejected\":3,\"errors\":["
+                                   "\"line 2: invalid JSON: "));
+    assert_non_null(strstr(f->out, "\"line 3: not a JSON object\""));
+    assert_non_null(strstr(f->out, "\"line 6: invalid JSON: "));
+    fake_free(f);
+}
+
 static void test_http_busy_is_429_with_retry_after(void **state)
 {
     (void)state;
@@ -411,6 +472,8 @@ int main(void)
         cmocka_unit_test(test_http_body_over_limit_is_413_before_reading),
         cmocka_unit_test(test_http_smuggling_is_400_and_close),
         cmocka_unit_test(test_http_header_limits_are_431),
+        cmocka_unit_test(test_http_configured_header_limits_are_431),
+        cmocka_unit_test(test_http_ingest_reply_counts_invalid_json_as_rejected),
         cmocka_unit_test(test_http_busy_is_429_with_retry_after),
         cmocka_unit_test(test_http_bulk_items_and_errors),
         cmocka_unit_test(test_http_bulk_malformed_action_takes_nothing),
