@@ -50,6 +50,7 @@ static void trie_free(sh_trie *n)
         trie_free(&n->children[i]);
     free(n->children);
     free(n->slots);
+    free(n->after);
     free(n->key);
 }
 
@@ -92,7 +93,8 @@ static int trie_index(sh_trie *n)
     size_t size = 4;
     while (size < 2 * n->n_children)
         size *= 2;
-    if ((n->slots = calloc(size, sizeof *n->slots)) == NULL)
+    if ((n->slots = calloc(size, sizeof *n->slots)) == NULL ||
+        (n->after = calloc(n->n_children + 1, sizeof *n->after)) == NULL)
         return PQ_ENOMEM;
     n->slot_mask = size - 1;
     for (size_t i = 0; i < n->n_children; i++) {
@@ -115,6 +117,35 @@ static const sh_trie *trie_find(const sh_trie *n, const char *key, size_t len)
             return c;
     }
     return NULL;
+}
+
+/* Records of one source repeat their key order, so the key after child
+ * i - 1 is nearly always the one that followed it in the previous record:
+ * one length test and one short compare confirm it, where trie_find hashes
+ * every byte of the key (FNV-1a, 4 instructions a byte) before its
+ * compare. A wrong guess costs that compare and falls back to the hash, and
+ * the guess is re-learnt. Keys no column takes leave the guess alone, so
+ * unmapped keys between mapped ones keep the mapped order predicted. */
+static const sh_trie *trie_find_next(const sh_trie *n, uint32_t *last, const char *key,
+                                     size_t len)
+{
+    if (n->slots == NULL)
+        return NULL;
+    const uint32_t guess = n->after[*last];
+    if (guess != 0) {
+        const sh_trie *c = &n->children[guess - 1];
+        if (c->key_len == len && memcmp(c->key, key, len) == 0) {
+            *last = guess;
+            return c;
+        }
+    }
+    const sh_trie *c = trie_find(n, key, len);
+    if (c != NULL) {
+        const uint32_t got = (uint32_t)(c - n->children) + 1;
+        n->after[*last] = got;
+        *last = got;
+    }
+    return c;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -545,7 +576,7 @@ static int on_key(sh_shredder *s, const char *k, size_t len)
     if (key_copy(s, k, len, &tg->key_off) != 0)
         return PQ_ENOMEM;
     tg->key_len = len;
-    const sh_trie *child = trie_find(top->node, k, len);
+    const sh_trie *child = trie_find_next(top->node, &top->last_child, k, len);
     if (child != NULL && child->column >= 0) {
         tg->kind = T_COLUMN;
         tg->column = child->column;

@@ -35,6 +35,11 @@ typedef struct sh_trie {
     uint32_t *slots;             /* open-addressing index of children by key
                                     hash: child index + 1, 0 empty */
     size_t slot_mask;            /* slots has slot_mask + 1 entries */
+    uint32_t *after;             /* key order of the last record: after[i]
+                                    is the child (index + 1) that followed
+                                    child i - 1 (after[0]: the first key);
+                                    0 unknown. Written while shredding (one
+                                    shredder per thread owns its trie) */
     int column;                  /* index into spec->columns, -1 none */
 } sh_trie;
 
@@ -54,6 +59,9 @@ typedef struct sh_frame {
     bool rest_open;              /* FM_ROUTE: opened in the rest builder */
     bool first;                  /* FM_TYPED list/map: no entry yet */
     const sh_trie *node;         /* FM_ROUTE */
+    uint32_t last_child;         /* FM_ROUTE: child (index + 1) of the last
+                                    key found, 0 before the first; FM_TYPED
+                                    struct: field index + 1 of the last key */
     size_t key_off, key_len;     /* this container's key in its parent */
     const sc_type *type;         /* FM_TYPED: LIST, MAP or STRUCT */
     uint16_t rep;                /* FM_TYPED: rep level of the next child */
