@@ -22,8 +22,9 @@ DEB_PACKAGES := build-essential cmake pkg-config clang libclang-rt-14-dev \
 # page's scdoc and lintian; installed by deps-deb, not by `make run`.
 DEB_PACKAGING := scdoc lintian
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
-# Debian only when the command is missing. Format: command:package.
-DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3
+# Debian only when the command is missing. Format: command:package. zstd:
+# bench_compare.sh's floor (the raw input compressed, nothing parsed).
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3 zstd:zstd
 # The S3 tests' real server (tests/scripts/s3/rgw.sh): Ceph's radosgw on a
 # throw-away single-node cluster, and awscli to read the bucket; installed
 # by deps-s3 (the test targets), without recommends (~256 MiB, not 1 GiB).

@@ -23,6 +23,9 @@
 #     wall time of the COPY measured inside node, peak RSS of node)
 #   zstd -T2 -1 of the raw input: the floor -- compressing the bytes
 #     without parsing them (skipped when zstd is not installed)
+#   linear cost: the typed convert of the access input's first half, so
+#     that full / half seconds (2.0 for a linear cost) and both peak RSS
+#     are printed below the table
 # Ratios are to DuckDB with 2 threads: speed = its seconds / ours (above 1
 # is faster than DuckDB), RSS and bytes = ours / its.
 #
@@ -120,6 +123,7 @@ round() { # LABEL INPUT [SCHEMA]
     local l=$1 in=$2 schema=${3:-}
     if [ -n "$schema" ]; then
         timed "$l.parqd_typed" "$T/p-out" "$PARQD" convert --schema "$schema" -o "$T/p-out/" "$in"
+        timed "$l.parqd_half" "$T/p-out" "$PARQD" convert --schema "$schema" -o "$T/p-out/" "$in.half"
         printf 'output:\n  row_group: {max_bytes: 512MiB}\n' >"$T/rg512.yaml"
         timed "$l.parqd_typed512" "$T/p-out" "$PARQD" convert --schema "$schema" --config "$T/rg512.yaml" \
             -o "$T/p-out/" "$in"
@@ -163,10 +167,12 @@ report() { # LABEL INPUT DESCRIPTION
     done
 }
 
-# The daemon's clients: 16 slices of whole lines, cut once per input.
+# The daemon's clients: 16 slices of whole lines, cut once per input; the
+# linear-cost check's half input.
 split -n l/16 -d "$ACCESS" "$ACCESS.part."
 split -n l/16 -d "$MIX" "$MIX.part."
-trap 'rm -f "$ACCESS".part.* "$MIX".part.*; lib_cleanup' EXIT
+head -n "$(($(wc -l <"$ACCESS") / 2))" "$ACCESS" >"$ACCESS.half"
+trap 'rm -f "$ACCESS".part.* "$MIX".part.* "$ACCESS.half"; lib_cleanup' EXIT
 
 echo "bench_compare: $RUNS runs, $(nproc) cores; $("$PARQD" version 2>/dev/null | head -n 1)"
 for r in $(seq "$RUNS"); do
@@ -175,7 +181,24 @@ for r in $(seq "$RUNS"); do
     round mix "$MIX"
 done
 report access "$ACCESS" "generated access logs (bench/gen_logs.mjs, seed 1); typed schema conf/schemas/access.yaml"
+# The issue-22 targets, from the medians above (for humans: no exit code).
+targets() { # LABEL
+    local d=$(median "$T/res/$1.duckdb_2t" 1) t=$(median "$T/res/$1.parqd_default" 1)
+    local ty=$( [ -s "$T/res/$1.parqd_typed" ] && median "$T/res/$1.parqd_typed" 1)
+    local dm=$(median "$T/res/$1.parqd_daemon" 1)
+    awk -v d="$d" -v t="$t" -v ty="${ty:-0}" -v dm="$dm" 'BEGIN {
+        if (ty > 0) printf "  targets: typed %.2fx DuckDB (3x wanted), default %.2fx (2x), daemon %.0f%% of typed convert (85%%)\n", d / ty, d / t, 100 * ty / dm
+        else printf "  targets: default %.2fx DuckDB (2x wanted), daemon %.0f%% of default convert\n", d / t, 100 * t / dm }'
+}
+targets access
+if [ -s "$T/res/access.parqd_half" ]; then
+    awk -v f="$(median "$T/res/access.parqd_typed" 1)" -v h="$(median "$T/res/access.parqd_half" 1)" \
+        -v fk="$(median "$T/res/access.parqd_typed" 2)" -v hk="$(median "$T/res/access.parqd_half" 2)" 'BEGIN {
+        printf "  linear cost: typed convert of the first half %.2f s, of all %.2f s: x%.2f for twice the input\n", h, f, f / h
+        printf "               (2.00 is linear); peak RSS %.0f MiB for the half, %.0f MiB for all\n", hk / 1024, fk / 1024 }'
+fi
 report mix "$MIX" "real log mix (bench/e2e_input.mjs); default schema only (no typed schema covers the mix)"
+targets mix
 echo
 echo "  speed = DuckDB 2-thread seconds / these seconds (above 1: faster than DuckDB);"
 echo "  RSS, bytes = these / DuckDB 2 threads'. The daemon writes its spool (a second copy of the"

@@ -137,6 +137,14 @@ typedef struct pq_writer_opts {
     size_t row_group_max_rows;   /* 0: no limit (default 1000000) */
     size_t row_group_max_bytes;  /* 0: no limit (default 64 MiB buffered) */
     bool page_index;             /* ColumnIndex + OffsetIndex (default true) */
+    bool decide_each_row_group;  /* every row group's chunks choose their
+                                    encodings and zstd levels afresh, as
+                                    pq_writer_encode's (row groups encoded
+                                    apart) always do: set it where the files
+                                    of both paths must be byte-identical.
+                                    Default false: a column keeps its choice
+                                    for the file's next row groups, sparing
+                                    the measurements */
     const char *created_by;      /* NULL: "parqd version <v>" */
     const pq_encryption_opts *encryption; /* NULL: plaintext file; copied
                                              at open, keys borrowed */

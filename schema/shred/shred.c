@@ -50,6 +50,7 @@ static void trie_free(sh_trie *n)
         trie_free(&n->children[i]);
     free(n->children);
     free(n->slots);
+    free(n->after);
     free(n->key);
 }
 
@@ -92,7 +93,8 @@ static int trie_index(sh_trie *n)
     size_t size = 4;
     while (size < 2 * n->n_children)
         size *= 2;
-    if ((n->slots = calloc(size, sizeof *n->slots)) == NULL)
+    if ((n->slots = calloc(size, sizeof *n->slots)) == NULL ||
+        (n->after = calloc(n->n_children + 1, sizeof *n->after)) == NULL)
         return PQ_ENOMEM;
     n->slot_mask = size - 1;
     for (size_t i = 0; i < n->n_children; i++) {
@@ -115,6 +117,35 @@ static const sh_trie *trie_find(const sh_trie *n, const char *key, size_t len)
             return c;
     }
     return NULL;
+}
+
+/* Records of one source repeat their key order, so the key after child
+ * i - 1 is nearly always the one that followed it in the previous record:
+ * one length test and one short compare confirm it, where trie_find hashes
+ * every byte of the key (FNV-1a, 4 instructions a byte) before its
+ * compare. A wrong guess costs that compare and falls back to the hash, and
+ * the guess is re-learnt. Keys no column takes leave the guess alone, so
+ * unmapped keys between mapped ones keep the mapped order predicted. */
+static const sh_trie *trie_find_next(const sh_trie *n, uint32_t *last, const char *key,
+                                     size_t len)
+{
+    if (n->slots == NULL)
+        return NULL;
+    const uint32_t guess = n->after[*last];
+    if (guess != 0) {
+        const sh_trie *c = &n->children[guess - 1];
+        if (c->key_len == len && memcmp(c->key, key, len) == 0) {
+            *last = guess;
+            return c;
+        }
+    }
+    const sh_trie *c = trie_find(n, key, len);
+    if (c != NULL) {
+        const uint32_t got = (uint32_t)(c - n->children) + 1;
+        n->after[*last] = got;
+        *last = got;
+    }
+    return c;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -169,7 +200,6 @@ int sh_shredder_new(sh_shredder **out, const sc_schema *spec, pq_err *err)
         return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
     s->spec = spec;
     s->root.column = -1;
-    pq_buf_init(&s->keys);
     pq_buf_init(&s->seen);
     pq_buf_init(&s->scratch);
     pq_buf_init(&s->nested_json);
@@ -214,7 +244,6 @@ void sh_shredder_destroy(sh_shredder *s)
     free(s->json_text);
     free(s->cols);
     free(s->frames);
-    pq_buf_free(&s->keys);
     pq_buf_free(&s->seen);
     pq_buf_free(&s->scratch);
     free(s);
@@ -247,7 +276,7 @@ static int rest_open_path(sh_shredder *s)
         sh_frame *f = &s->frames[i];
         if (f->mode != FM_ROUTE || f->rest_open)
             continue;
-        int rc = i == 0 ? 0 : vr_key(&s->rest, (const char *)s->keys.data + f->key_off, f->key_len);
+        int rc = i == 0 ? 0 : vr_key(&s->rest, f->key, f->key_len);
         rc = rc ? rc : vr_begin_object(&s->rest);
         if (rc != 0)
             return rc;
@@ -266,14 +295,14 @@ static int rest_mirror(sh_shredder *s, int ev, const void *payload)
     return shv_scalar_to_variant(&s->rest, ev, payload);
 }
 
-/* A value under key (key_off, key_len) of the current route object goes
- * to the rest column. */
-static int rest_value(sh_shredder *s, size_t key_off, size_t key_len, bool keyed, int ev,
+/* A value under key (key, key_len) of the current route object goes to
+ * the rest column. */
+static int rest_value(sh_shredder *s, const char *key, size_t key_len, bool keyed, int ev,
                       const void *payload)
 {
     int rc = rest_open_path(s);
     if (rc == 0 && keyed)
-        rc = vr_key(&s->rest, (const char *)s->keys.data + key_off, key_len);
+        rc = vr_key(&s->rest, key, key_len);
     if (rc == 0 && !keyed)
         s->has_rest_value = true;
     rc = rc ? rc : rest_mirror(s, ev, payload);
@@ -327,7 +356,7 @@ static int replay_into_rest(sh_shredder *s, int column)
     }
     size_t end = json_parser_offset(&s->parser) + 1;
     int rc = rest_open_path(s);
-    rc = rc ? rc : vr_key(&s->rest, (const char *)s->keys.data + cs->key_off, cs->key_len);
+    rc = rc ? rc : vr_key(&s->rest, cs->key, cs->key_len);
     if (rc != 0)
         return rc;
     pq_err perr;
@@ -406,7 +435,7 @@ static int begin_column(sh_shredder *s, const sh_target *tg, int ev, const void 
     if (cs->seen || cs->failed)
         restart_column(s, column);
     cs->raw_start = json_parser_offset(&s->parser);
-    cs->key_off = tg->key_off;
+    cs->key = tg->key;
     cs->key_len = tg->key_len;
     if (c->type->kind == SC_VARIANT || c->type->kind == SC_JSON)
         return begin_untyped_column(s, column, ev, payload);
@@ -424,7 +453,7 @@ static int begin_column(sh_shredder *s, const sh_target *tg, int ev, const void 
     }
     if (!sh_has_rest(s))
         return replay_into_rest(s, column); /* rejects, naming the field */
-    return rest_value(s, tg->key_off, tg->key_len, true, ev, payload);
+    return rest_value(s, tg->key, tg->key_len, true, ev, payload);
 }
 
 /* ---- event dispatch -------------------------------------------------------------- */
@@ -433,15 +462,15 @@ static int dispatch(sh_shredder *s, const sh_target *tg, int ev, const void *pay
 {
     switch (tg->kind) {
     case T_REST:
-        return rest_value(s, tg->key_off, tg->key_len, true, ev, payload);
+        return rest_value(s, tg->key, tg->key_len, true, ev, payload);
     case T_ROUTE:
         if (ev == EV_BEGIN_OBJECT) {
             sh_frame f = {.mode = FM_ROUTE, .is_object = true, .node = tg->node,
-                          .key_off = tg->key_off, .key_len = tg->key_len, .column = -1};
+                          .key = tg->key, .key_len = tg->key_len, .column = -1};
             return sh_push(s, &f);
         }
         if (sh_has_rest(s))
-            return rest_value(s, tg->key_off, tg->key_len, true, ev, payload);
+            return rest_value(s, tg->key, tg->key_len, true, ev, payload);
         break;
     case T_COLUMN:
         return begin_column(s, tg, ev, payload);
@@ -470,7 +499,7 @@ static int root_value(sh_shredder *s, int ev, const void *payload)
         s->reject = SH_REJECT_NOT_OBJECT;
         return SH_REJECTED;
     }
-    return rest_value(s, 0, 0, false, ev, payload);
+    return rest_value(s, NULL, 0, false, ev, payload);
 }
 
 static int on_value(sh_shredder *s, int ev, const void *payload)
@@ -517,12 +546,6 @@ static int on_value(sh_shredder *s, int ev, const void *payload)
     return rc;
 }
 
-static int key_copy(sh_shredder *s, const char *k, size_t len, size_t *off)
-{
-    *off = s->keys.len;
-    return pq_buf_append(&s->keys, k, len);
-}
-
 static int on_key(sh_shredder *s, const char *k, size_t len)
 {
     sh_frame *top = &s->frames[s->n_frames - 1];
@@ -542,10 +565,12 @@ static int on_key(sh_shredder *s, const char *k, size_t len)
     }
     sh_target *tg = &s->target;
     memset(tg, 0, sizeof *tg);
-    if (key_copy(s, k, len, &tg->key_off) != 0)
-        return PQ_ENOMEM;
+    /* The key stays valid for the whole record (json.h: it points into the
+     * line, or into the parser's scratch, which is per line), so it is
+     * kept by pointer for the rest column, never copied. */
+    tg->key = k;
     tg->key_len = len;
-    const sh_trie *child = trie_find(top->node, k, len);
+    const sh_trie *child = trie_find_next(top->node, &top->last_child, k, len);
     if (child != NULL && child->column >= 0) {
         tg->kind = T_COLUMN;
         tg->column = child->column;
@@ -638,7 +663,6 @@ static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size
                          int64_t ingest_us, pq_err *err)
 {
     s->n_frames = 0;
-    pq_buf_reset(&s->keys);
     pq_buf_reset(&s->seen);
     memset(s->cols, 0, s->spec->n_columns * sizeof *s->cols);
     memset(&s->target, 0, sizeof s->target);

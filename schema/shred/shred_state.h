@@ -35,6 +35,11 @@ typedef struct sh_trie {
     uint32_t *slots;             /* open-addressing index of children by key
                                     hash: child index + 1, 0 empty */
     size_t slot_mask;            /* slots has slot_mask + 1 entries */
+    uint32_t *after;             /* key order of the last record: after[i]
+                                    is the child (index + 1) that followed
+                                    child i - 1 (after[0]: the first key);
+                                    0 unknown. Written while shredding (one
+                                    shredder per thread owns its trie) */
     int column;                  /* index into spec->columns, -1 none */
 } sh_trie;
 
@@ -54,7 +59,11 @@ typedef struct sh_frame {
     bool rest_open;              /* FM_ROUTE: opened in the rest builder */
     bool first;                  /* FM_TYPED list/map: no entry yet */
     const sh_trie *node;         /* FM_ROUTE */
-    size_t key_off, key_len;     /* this container's key in its parent */
+    uint32_t last_child;         /* FM_ROUTE: child (index + 1) of the last
+                                    key found, 0 before the first; FM_TYPED
+                                    struct: field index + 1 of the last key */
+    const char *key;             /* this container's key in its parent */
+    size_t key_len;
     const sc_type *type;         /* FM_TYPED: LIST, MAP or STRUCT */
     uint16_t rep;                /* FM_TYPED: rep level of the next child */
     size_t seen_off;             /* FM_TYPED struct: field flags in seen */
@@ -79,7 +88,8 @@ typedef struct sh_target {
     const sc_type *type;         /* T_TYPED */
     bool nullable;               /* T_TYPED */
     uint16_t rep;                /* T_TYPED */
-    size_t key_off, key_len;     /* key text in keys, for the rest column */
+    const char *key;             /* key text, for the rest column */
+    size_t key_len;
 } sh_target;
 
 /* Per top-level column state for the current record. */
@@ -87,7 +97,8 @@ typedef struct sh_colstate {
     bool seen;
     bool failed;                 /* value did not fit: goes to rest */
     size_t raw_start;            /* byte offset of the value in the line */
-    size_t key_off, key_len;     /* its key, for replay into rest */
+    const char *key;             /* its key, for replay into rest */
+    size_t key_len;
     size_t parent_frame;         /* route frame the value sits in */
 } sh_colstate;
 
@@ -102,7 +113,6 @@ struct sh_shredder {
     sh_colstate *cols;
     sh_frame *frames;
     size_t n_frames, cap_frames;
-    pq_buf keys;                 /* key copies of the current record */
     pq_buf seen;                 /* struct field flags */
     pq_buf scratch;              /* conversions */
     vr_builder nested;           /* a variant inside a list/map/struct */

@@ -281,14 +281,26 @@ int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable,
     return rc;
 }
 
-static const sc_column *struct_field(const sc_type *t, const char *k, size_t len, size_t *index)
+static bool field_is(const sc_column *f, const char *k, size_t len)
 {
+    const char *name = f->path_len == 1 ? f->path[0] : f->name;
+    return strlen(name) == len && memcmp(name, k, len) == 0;
+}
+
+/* The field named k. Writers emit a struct's keys in one order, usually
+ * the schema's, so the field after the last one matched (guess) is tried
+ * first: one compare instead of a scan of every field name before it. */
+static const sc_column *struct_field(const sc_type *t, size_t guess, const char *k, size_t len,
+                                     size_t *index)
+{
+    if (guess < t->n_fields && field_is(&t->fields[guess], k, len)) {
+        *index = guess;
+        return &t->fields[guess];
+    }
     for (size_t i = 0; i < t->n_fields; i++) {
-        const sc_column *f = &t->fields[i];
-        const char *name = f->path_len == 1 ? f->path[0] : f->name;
-        if (strlen(name) == len && memcmp(name, k, len) == 0) {
+        if (field_is(&t->fields[i], k, len)) {
             *index = i;
-            return f;
+            return &t->fields[i];
         }
     }
     return NULL;
@@ -306,13 +318,14 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
         return rc;
     }
     size_t i;
-    const sc_column *field = struct_field(t, k, len, &i);
+    const sc_column *field = struct_field(t, f->last_child, k, len, &i);
     uint8_t *seen = s->seen.data + f->seen_off;
     if (field == NULL || seen[i]) { /* unknown or repeated key: keep it whole in rest */
         shv_fail_column(s, f->column, "unknown or repeated struct field");
         return PQ_OK;
     }
     seen[i] = 1;
+    f->last_child = (uint32_t)i + 1;
     s->target = (sh_target){.kind = T_TYPED, .column = f->column, .type = field->type,
                             .nullable = !field->required, .rep = f->rep};
     return PQ_OK;

@@ -91,6 +91,7 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
     memset(cw, 0, sizeof *cw);
     cw->node = node;
     cw->o = *o;
+    cw->level = o->codec_level;
     pq_buf_init(&cw->pages);
     pq_buf_init(&cw->hashes);
     pq_buf_init(&cw->open_idx);
@@ -168,6 +169,7 @@ int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err)
     cw->open_rows = cw->open_bytes = cw->fed_bytes = 0;
     cw->mode = PQ_CW_UNDECIDED;
     cw->enc = cw->o.encoding;
+    cw->level = cw->kept ? cw->kept_level : cw->o.codec_level;
     cw->dict_bit_width = 0;
     if (cw->has_dict)
         pq_dict_reset(&cw->dict);

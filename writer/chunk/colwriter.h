@@ -150,6 +150,16 @@ typedef struct pq_colwriter {
     int64_t rows;                /* rows in encoded pages */
     uint64_t values;             /* defined values in encoded pages */
     uint64_t prev_values;        /* of the previous chunk (a decision's scale) */
+    int level;                   /* codec level of this chunk's pages */
+    /* The first page's decision (mode DICT or FALLBACK, enc, level), kept
+     * for the file's next chunks and re-measured every few (chooser.c),
+     * when keep_decisions (pq_stream_create's keep) */
+    bool keep_decisions;
+    bool kept;
+    pq_cw_mode kept_mode;
+    pq_encoding kept_enc;
+    int kept_level;
+    uint32_t kept_age;           /* chunks that reused it */
     /* bloom filter: hashes of values outside the dictionary, and their
      * distinct-count estimate */
     bool bloom_maybe;

@@ -19,7 +19,7 @@ struct pq_stream {
 };
 
 int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
-                     size_t n_cols, bool crypto, const pq_writer *w, pq_err *err)
+                     size_t n_cols, bool crypto, bool keep, const pq_writer *w, pq_err *err)
 {
     *out = NULL;
     pq_stream *s = calloc(1, sizeof *s);
@@ -38,6 +38,7 @@ int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_op
             pq_stream_destroy(s);
             return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
         }
+        s->cols[i].keep_decisions = keep;
     }
     *out = s;
     return PQ_OK;

@@ -37,9 +37,11 @@ typedef struct pq_stream pq_stream;
 int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err);
 /* A stream of n_cols leaves of schema, with their options (copied);
  * crypto: the file is encrypted (ordinals are then limited); row groups
- * it finishes are w's. */
+ * it finishes are w's. keep: each leaf keeps its encoding decision for the
+ * file's next row groups (chooser.c); pq_stream_new keeps unless the
+ * writer's options say decide_each_row_group. */
 int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
-                     size_t n_cols, bool crypto, const pq_writer *w, pq_err *err);
+                     size_t n_cols, bool crypto, bool keep, const pq_writer *w, pq_err *err);
 void pq_stream_destroy(pq_stream *s);
 
 /* Starts row group `ordinal` of the file (module AADs depend on it);

@@ -375,8 +375,8 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 
 int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err)
 {
-    return pq_stream_create(out, w->schema, w->chunk_opts, w->n_cols, w->crypto != NULL, w,
-                            err);
+    return pq_stream_create(out, w->schema, w->chunk_opts, w->n_cols, w->crypto != NULL,
+                            !w->opts.decide_each_row_group, w, err);
 }
 
 

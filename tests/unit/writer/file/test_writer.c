@@ -325,6 +325,7 @@ static void variant_opts(pq_writer_opts *o, int variant, size_t rg_rows)
     pq_writer_opts_default(o);
     o->row_group_max_rows = rg_rows;
     o->row_group_max_bytes = 0;
+    o->decide_each_row_group = true; /* as pq_writer_encode's row groups do */
     switch (variant % 4) {
     case 0: o->page_max_rows = 64; break;
     case 1: o->page_version = 1; o->codec = PQ_CODEC_SNAPPY; o->crc = false;
