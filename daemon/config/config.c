@@ -39,6 +39,7 @@ static int set_defaults(cf_config *c)
     cf_output *o = &c->output;
     o->rotate = (cf_roll){256u << 20, 0, 5 * 60 * 1000};
     o->row_group = (cf_roll){64u << 20, 1000000, 60 * 1000};
+    o->max_open_files = CF_MAX_OPEN_FILES_DEFAULT;
     o->page_max_bytes = 1u << 20;
     o->page_version = 2;
     o->crc = true;

@@ -242,7 +242,7 @@ static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
 int cf_parse_output(cf_ctx *x, yaml_node_t *m)
 {
     static const char *const keys[] = {
-        "dir", "path", "rotate", "row_group", "page", "compression", "compression_level",
+        "dir", "path", "max_open_files", "rotate", "row_group", "page", "compression", "compression_level",
         "dictionary", "statistics", "page_index", "encryption", "s3", NULL};
     cf_output *o = &x->c->output;
     int rc = yp_check_keys(x->d, m, "output", keys, x->err);
@@ -258,6 +258,12 @@ int cf_parse_output(cf_ctx *x, yaml_node_t *m)
     if (rc == 0 && (v = yp_get(x->d, m, "path")) != NULL)
         rc = parse_path(x, v, o);
     rc = rc ? rc : cf_s3_check_path(x, yp_get(x->d, m, "path"), o);
+    if (rc == 0 && (v = yp_get(x->d, m, "max_open_files")) != NULL) {
+        int64_t n;
+        if ((rc = yp_int(x->d, v, "output.max_open_files", 1, CF_MAX_OPEN_FILES_MAX, &n,
+                         x->err)) == 0)
+            o->max_open_files = (uint32_t)n;
+    }
     if (rc == 0 && (v = yp_get(x->d, m, "rotate")) != NULL)
         rc = parse_roll(x, v, "output.rotate", &o->rotate);
     if (rc == 0 && (v = yp_get(x->d, m, "row_group")) != NULL) {
