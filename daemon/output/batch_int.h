@@ -31,6 +31,13 @@ struct pl_batch {
     pq_buf row_lines;            /* uint32 line index of each row */
     pq_buf rejects;              /* pl_reject[] */
     pq_buf reasons;
+    /* partitioned output (output.path with {{FIELD}}s): each line's
+     * partition key (uint32 offset into keys, which holds each distinct
+     * key of the batch once, NUL-terminated); lines are shredded grouped
+     * by key (first appearance order), in seq order within a key, so the
+     * rows of one key are contiguous in rows */
+    pq_buf keys;
+    pq_buf key_off;
     bool shredded;
     int fatal;                   /* shredding failed (memory, limits) */
     pq_err err;
