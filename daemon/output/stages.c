@@ -705,8 +705,8 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
             break;
         f = p->cur_file;
         uint64_t n = rows_that_fit(p, e - moved);
-        if (n == 0) {            /* a full row group or file: closed below */
-            rc = rowgroup_full(p) ? close_rowgroup(p, err) : close_file(p, rotate_due(p), err);
+        if (n == 0) {            /* a full row group or file (closed after each move) */
+            rc = rowgroup_full(p) ? close_rowgroup(p, err) : close_file(p, DM_CLOSE_ROWS, err);
             continue;
         }
         if ((rc = pq_rowgroup_move_rows(p->cur_rg, b->rows, n, err)) != 0)

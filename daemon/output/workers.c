@@ -442,12 +442,16 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
             ;
         if ((p->htab = calloc(p->hcap, sizeof *p->htab)) == NULL)
             return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
-        for (size_t i = 0; i < cfg->n_published; i++) {
+        int rc = 0;
+        dm_mutex_lock(&p->mu);   /* no worker yet, but the skip list is the lock's */
+        for (size_t i = 0; rc == 0 && i < cfg->n_published; i++) {
             const sp_range *r = &cfg->published[i];
-            if (pl_skip_add(p, r->key, r->first, r->end, cfg->first_seq) != 0)
-                return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+            rc = pl_skip_add(p, r->key, r->first, r->end, cfg->first_seq);
         }
         p->dl_done = cfg->dl_done;
+        dm_mutex_unlock(&p->mu);
+        if (rc != 0)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
     }
     p->cfg.published = NULL;
     p->cfg.n_published = 0;
