@@ -48,6 +48,9 @@ void pl_batch_destroy(pl_batch *b)
     pq_buf_free(&b->keys);
     pq_buf_free(&b->key_off);
     pq_rowgroup_destroy(b->rows);
+    for (size_t i = 0; i < b->cap_grows; i++)
+        pq_rowgroup_destroy(b->grows[i]);
+    free(b->grows);
     free(b);
 }
 
@@ -68,6 +71,9 @@ void pl_batch_reset(pl_batch *b, uint64_t first_seq)
     b->fatal = 0;
     if (b->rows != NULL)
         pq_rowgroup_reset(b->rows);
+    for (size_t i = 0; i < b->n_grows; i++)
+        pq_rowgroup_reset(b->grows[i]);
+    b->n_grows = 0;
 }
 
 /* Consecutive lines from one connection share one copy of its source. */

@@ -38,6 +38,12 @@ struct pl_batch {
      * rows of one key are contiguous in rows */
     pq_buf keys;
     pq_buf key_off;
+    /* and the rows by group: one row buffer per key (n_grows this batch,
+     * kept for reuse up to cap_grows), so the assembler moves a whole
+     * buffer instead of shifting one shared buffer after each key's run;
+     * row_lines lists the rows group after group */
+    pq_rowgroup **grows;
+    size_t n_grows, cap_grows;
     bool shredded;
     int fatal;                   /* shredding failed (memory, limits) */
     pq_err err;

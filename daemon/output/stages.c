@@ -44,7 +44,7 @@ dm_reject pl_reject_reason(sh_reject why)
     return DM_REJECT_SCHEMA;
 }
 
-static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, pq_rowgroup *rows, size_t i)
 {
     const pl_line *l = pl_batch_line(b, i);
     char reason[128];
@@ -57,7 +57,7 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
     const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
     if (ix != NULL)
         sh_set_index(wk->sh, ix + strlen(PL_INDEX_TAG), strlen(ix + strlen(PL_INDEX_TAG)));
-    int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
+    int rc = sh_shred_line(wk->sh, rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
         return add_reject(b, i, pl_reject_reason(sh_last_reject(wk->sh)), e.msg);
@@ -172,6 +172,28 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
     return 0;
 }
 
+/* A row buffer for each key group of the batch (kept across batches). */
+static int group_rows(pl_pipeline *p, pl_worker *wk, pl_batch *b)
+{
+    const size_t ng = wk->kgroups.len / sizeof(pl_kgroup);
+    if (ng > b->cap_grows) {
+        pq_rowgroup **n = realloc(b->grows, ng * sizeof *n);
+        if (n == NULL)
+            return PQ_ENOMEM;
+        memset(n + b->cap_grows, 0, (ng - b->cap_grows) * sizeof *n);
+        b->grows = n;
+        b->cap_grows = ng;
+    }
+    for (size_t k = 0; k < ng; k++) {
+        if (b->grows[k] == NULL && pq_rowgroup_new(&b->grows[k], p->ps, &b->err) != 0) {
+            b->grows[k] = NULL;
+            return PQ_ENOMEM;
+        }
+    }
+    b->n_grows = ng;
+    return 0;
+}
+
 static int reject_cmp(const void *a, const void *b)
 {
     const pl_reject *x = a, *y = b;
@@ -189,6 +211,7 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
     size_t n = b->n_lines;
     if (p->route) {
         int rc = batch_keys(p, wk, b, &n);
+        rc = rc ? rc : group_rows(p, wk, b);
         if (rc != 0) {
             b->fatal = rc;
             pq_err_set(&b->err, rc, "pipeline: out of memory building partition keys");
@@ -196,9 +219,13 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         }
     }
     const uint32_t *order = p->route ? (const uint32_t *)(const void *)wk->korder.data : NULL;
+    const pl_kgroup *g = (const pl_kgroup *)(const void *)wk->kgroups.data;
+    size_t grp = 0;
     for (size_t k = 0; k < n; k++) {
         const size_t i = order ? order[k] : k;
-        int rc = shred_line(p, wk, b, i);
+        while (order != NULL && k >= g[grp].start)   /* start: one past its last */
+            grp++;
+        int rc = shred_line(p, wk, b, order ? b->grows[grp] : b->rows, i);
         if (rc != 0) {
             b->fatal = rc;
             if (b->err.msg[0] == '\0')
@@ -661,39 +688,36 @@ static int route_rg(pl_pipeline *p, pq_err *err)
     return 0;
 }
 
-/* Drops the batch's first row (replay: a published file holds it). */
-static int discard_row(pl_pipeline *p, pl_batch *b, pq_err *err)
+/* Drops src's first row (replay: a published file holds it). */
+static int discard_row(pl_pipeline *p, pq_rowgroup *src, pq_err *err)
 {
     if (p->discard == NULL && pq_rowgroup_new(&p->discard, p->ps, err) != 0) {
         p->discard = NULL;
         return PQ_ENOMEM;
     }
-    int rc = pq_rowgroup_move_rows(p->discard, b->rows, 1, err);
+    int rc = pq_rowgroup_move_rows(p->discard, src, 1, err);
     pq_rowgroup_reset(p->discard);
     return rc;
 }
 
-/* The batch's rows, grouped by key (pl_shred_batch), each run into its
- * key's file. */
-static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
+/* One key group's rows (rows [moved, moved + its rows) of row_lines) into
+ * its key's file. */
+static int route_group(pl_pipeline *p, pl_batch *b, pq_rowgroup *src, uint64_t moved,
+                       bool may_skip, pq_err *err)
 {
     const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
     const uint32_t *koff = (const uint32_t *)(const void *)b->key_off.data;
-    const char *keys = (const char *)b->keys.data;
-    const uint64_t n_rows = pq_rowgroup_rows(b->rows);
-    uint64_t moved = 0;
+    const uint64_t end = moved + pq_rowgroup_rows(src);
     int rc = 0;
-    while (rc == 0 && moved < n_rows) {
-        const uint32_t k = koff[idx[moved]];
-        const char *key = keys + k;
+    while (rc == 0 && moved < end) {
+        const char *key = (const char *)b->keys.data + koff[idx[moved]];
         if (may_skip && skipped(p, key, b->first_seq + idx[moved])) {
-            rc = discard_row(p, b, err);
+            rc = discard_row(p, src, err);
             moved++;
             continue;
         }
         uint64_t e = moved + 1;
-        while (e < n_rows && koff[idx[e]] == k &&
-               !(may_skip && skipped(p, key, b->first_seq + idx[e])))
+        while (e < end && !(may_skip && skipped(p, key, b->first_seq + idx[e])))
             e++;
         pl_file *f = route_find(p, key);
         if (f == NULL)
@@ -709,7 +733,7 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
             rc = rowgroup_full(p) ? close_rowgroup(p, err) : close_file(p, DM_CLOSE_ROWS, err);
             continue;
         }
-        if ((rc = pq_rowgroup_move_rows(p->cur_rg, b->rows, n, err)) != 0)
+        if ((rc = pq_rowgroup_move_rows(p->cur_rg, src, n, err)) != 0)
             break;
         moved += n;
         f->rows += n;
@@ -725,6 +749,20 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
         dm_close why = rotate_due(p);
         if (why != DM_CLOSE_COUNT)
             rc = close_file(p, why, err);
+    }
+    return rc;
+}
+
+/* The batch's rows, one row buffer per key (pl_shred_batch), each into
+ * its key's file. */
+static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
+{
+    uint64_t moved = 0;
+    int rc = 0;
+    for (size_t g = 0; rc == 0 && g < b->n_grows; g++) {
+        const uint64_t rows = pq_rowgroup_rows(b->grows[g]);
+        rc = route_group(p, b, b->grows[g], moved, may_skip, err);
+        moved += rows;
     }
     p->next_seq = pl_batch_end_seq(b);
     return rc;
