@@ -129,9 +129,10 @@ static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t
 }
 
 /* Every line's key, and the order to shred the lines in: grouped by key
- * (groups in order of first appearance), in seq order within a group, so
- * each key's rows are contiguous in b->rows (wk->korder, *n of them:
- * lines whose key was refused are left out). */
+ * (groups in order of first appearance), in seq order within a group, each
+ * group into a row buffer of its own (group_rows; wk->korder, *n of them:
+ * lines whose key was refused are left out; a group's `start` ends up one
+ * past its last line in that order). */
 static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
 {
     size_t hcap = 16;
