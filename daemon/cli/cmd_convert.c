@@ -670,6 +670,8 @@ static int start_pipeline(conv *c)
         .first_seq = 1,
         .host = c->host,
         .max_line_bytes = c->cf.limits.max_line_bytes,
+        .max_open_files = c->cf.output.max_open_files,
+        .max_buffered_bytes = c->cf.limits.max_buffered_bytes,
     };
     pl_callbacks cb = {.user = c, .on_reject = on_reject, .on_shred = on_shred};
     int rc = pl_new(&c->pl, &pc, &cb, &e);

@@ -67,6 +67,28 @@ static void on_published(void *user, const char *path, uint64_t end, uint64_t ro
                    "commit)", e.msg);
 }
 
+/* Partitioned output: a file holding its key's records in [first, end). */
+static int on_publish_intent_range(void *user, const char *path, const char *key,
+                                   uint64_t first, uint64_t end, pq_err *err)
+{
+    dm_daemon *d = user;
+    return sp_checkpoint_intent_range(d->spool, path, key, first, end, err);
+}
+
+static void on_published_range(void *user, const char *path, const char *key, uint64_t first,
+                               uint64_t end, uint64_t watermark, uint64_t dl_done,
+                               uint64_t rows, uint64_t bytes)
+{
+    dm_daemon *d = user;
+    pq_err e = {0};
+    int rc = sp_checkpoint_commit_range(d->spool, key, first, end, watermark, dl_done, &e);
+    lg_info("published %s (%llu rows, %llu bytes)", path, (unsigned long long)rows,
+            (unsigned long long)bytes);
+    if (rc != 0)
+        lg_warning("spool: %s (the file is published; a restart before the next commit "
+                   "writes its records again)", e.msg);
+}
+
 /* The assembler: a file's automatically shredded column got its layout. */
 static void on_shred(void *user, const char *file, uint64_t first_seq, const char *column,
                      const char *layout)
@@ -190,6 +212,12 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
     d->wopts.encryption = kr_keyring_opts(&d->keys);
     if ((rc = rs_start(d, err)) != 0)
         return rc;
+    /* Partitioned output: replay skips what the published files hold. */
+    sp_range *published = NULL;
+    size_t n_published = 0;
+    uint64_t dl_done = 0;
+    if ((rc = sp_published_ranges(d->spool, &published, &n_published, &dl_done, err)) != 0)
+        return rc;
     pl_config pc = {
         .schema = d->cf.schema,
         .writer = &d->wopts,
@@ -204,11 +232,19 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
         .file_seq = file_seq,
         .host = d->host,
         .max_line_bytes = d->cf.limits.max_line_bytes,
+        .max_open_files = o->max_open_files,
+        .max_buffered_bytes = d->cf.limits.max_buffered_bytes,
+        .published = published,
+        .n_published = n_published,
+        .dl_done = dl_done,
     };
     pl_callbacks cb = {.user = d, .on_publish_intent = on_publish_intent,
                        .on_published = on_published, .on_failure = on_failure,
-                       .on_progress = on_progress, .on_shred = on_shred};
+                       .on_progress = on_progress, .on_shred = on_shred,
+                       .on_publish_intent_range = on_publish_intent_range,
+                       .on_published_range = on_published_range};
     rc = pl_new(&d->pl, &pc, &cb, err);
+    sp_ranges_free(published, n_published);
     if (rc == 0 && (d->batch = pl_batch_get(d->pl)) == NULL)
         rc = pq_err_set(err, PQ_ENOMEM, "out of memory");
     if (rc == 0)

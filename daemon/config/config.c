@@ -39,6 +39,7 @@ static int set_defaults(cf_config *c)
     cf_output *o = &c->output;
     o->rotate = (cf_roll){256u << 20, 0, 5 * 60 * 1000};
     o->row_group = (cf_roll){64u << 20, 1000000, 60 * 1000};
+    o->max_open_files = CF_MAX_OPEN_FILES_DEFAULT;
     o->page_max_bytes = 1u << 20;
     o->page_version = 2;
     o->crc = true;
@@ -182,6 +183,27 @@ static int parse_log(cf_ctx *x, yaml_node_t *m)
 
 /* ---- top level ------------------------------------------------------------ */
 
+/* Partitioned output to S3: each open file holds up to three parts of
+ * part_size in memory (store_s3_parts.c) and parts are not staged on
+ * disk, so max_open_files of them must fit limits.max_buffered_bytes. */
+static int check_s3_open_files(cf_ctx *x, yaml_node_t *root)
+{
+    const cf_output *o = &x->c->output;
+    if (o->s3 == NULL || !o->partitioned)
+        return 0;
+    const uint64_t need = (uint64_t)o->max_open_files * 3 * o->s3->part_size;
+    if (need <= (uint64_t)x->c->limits.max_buffered_bytes)
+        return 0;
+    yaml_node_t *out = yp_get(x->d, root, "output");
+    yaml_node_t *at = out ? yp_get(x->d, out, "max_open_files") : NULL;
+    return yp_err(x->d, at ? at : out, x->err, "output.max_open_files: %u open S3 files may hold "
+                  "3 parts of output.s3.part_size (%llu MiB) each, %llu MiB, more than "
+                  "limits.max_buffered_bytes (%llu MiB): lower max_open_files or part_size, or "
+                  "raise the limit", (unsigned)o->max_open_files,
+                  (unsigned long long)(o->s3->part_size >> 20), (unsigned long long)(need >> 20),
+                  (unsigned long long)(x->c->limits.max_buffered_bytes >> 20));
+}
+
 static int parse_root(cf_ctx *x, yaml_node_t *root, bool want_schema)
 {
     static const char *const keys[] = {"inputs", "schema", "output", "spool", "limits",
@@ -206,7 +228,7 @@ static int parse_root(cf_ctx *x, yaml_node_t *root, bool want_schema)
         rc = parse_log(x, v);
     if (rc == 0 && want_schema && (v = yp_get(x->d, root, "schema")) != NULL && !yp_is_null(v))
         rc = cf_parse_schema(x, v);
-    return rc;
+    return rc ? rc : check_s3_open_files(x, root);
 }
 
 static int finish_load(cf_config *c, yp_doc *d, const char *schema_file, pq_err *err)

@@ -151,10 +151,16 @@ typedef struct cf_s3 {
 
 void cf_s3_free(cf_s3 *s);
 
+#define CF_MAX_OPEN_FILES_DEFAULT 256
+#define CF_MAX_OPEN_FILES_MAX 65536
+
 typedef struct cf_output {
     char *dir;
     cf_s3 *s3;                   /* NULL: files go to dir */
     char *path;                  /* template: strftime % fields (UTC), {host} {pid} {seq} */
+    bool partitioned;            /* path has {{FIELD}}s: records are routed by them */
+    uint32_t max_open_files;     /* files open at once with {{FIELD}}s: 1..65536,
+                                    default CF_MAX_OPEN_FILES_DEFAULT */
     cf_roll rotate, row_group;
     size_t page_max_bytes;
     int page_version;            /* 1 or 2 */

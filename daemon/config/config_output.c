@@ -213,7 +213,8 @@ static int parse_encryption(cf_ctx *x, yaml_node_t *m, cf_encryption *e)
 }
 
 /* The template's one grammar is pathtpl.c's; here its refusals get the
- * file, line and column. With output.s3, {pid} and {uuid} are refused too. */
+ * file, line and column. With output.s3, {pid} and {uuid} are refused too.
+ * {{FIELD}}s route records to many open files (pipeline.h). */
 static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
 {
     pt_template t;
@@ -227,10 +228,8 @@ static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
         rc = cf_nomem(x->err);
     else if (rc != 0)
         rc = yp_err_at(x->d, v, off, x->err, "output.path: %s", why.msg);
-    else if (t.n_fields > 0)
-        rc = yp_err_at(x->d, v, t.fields[0].off, x->err, "output.path: {{%s}}: routing records "
-                       "to files by their fields is not in this build yet", t.fields[0].text);
-    else if (o->s3 != NULL && (t.has_pid || t.has_uuid))
+    o->partitioned = rc == 0 && t.n_fields > 0;
+    if (rc == 0 && o->s3 != NULL && (t.has_pid || t.has_uuid))
         rc = yp_err_at(x->d, v, t.has_pid ? t.pid_off : t.uuid_off, x->err, "output.path: %s "
                        "differs between runs, so with output.s3 a file written again after a "
                        "crash would land as a second object; use {host} and {seq} (the file's "
@@ -242,7 +241,7 @@ static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
 int cf_parse_output(cf_ctx *x, yaml_node_t *m)
 {
     static const char *const keys[] = {
-        "dir", "path", "rotate", "row_group", "page", "compression", "compression_level",
+        "dir", "path", "max_open_files", "rotate", "row_group", "page", "compression", "compression_level",
         "dictionary", "statistics", "page_index", "encryption", "s3", NULL};
     cf_output *o = &x->c->output;
     int rc = yp_check_keys(x->d, m, "output", keys, x->err);
@@ -258,6 +257,12 @@ int cf_parse_output(cf_ctx *x, yaml_node_t *m)
     if (rc == 0 && (v = yp_get(x->d, m, "path")) != NULL)
         rc = parse_path(x, v, o);
     rc = rc ? rc : cf_s3_check_path(x, yp_get(x->d, m, "path"), o);
+    if (rc == 0 && (v = yp_get(x->d, m, "max_open_files")) != NULL) {
+        int64_t n;
+        if ((rc = yp_int(x->d, v, "output.max_open_files", 1, CF_MAX_OPEN_FILES_MAX, &n,
+                         x->err)) == 0)
+            o->max_open_files = (uint32_t)n;
+    }
     if (rc == 0 && (v = yp_get(x->d, m, "rotate")) != NULL)
         rc = parse_roll(x, v, "output.rotate", &o->rotate);
     if (rc == 0 && (v = yp_get(x->d, m, "row_group")) != NULL) {

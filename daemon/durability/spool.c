@@ -399,6 +399,9 @@ int sp_trim(sp_spool *s, uint64_t end, bool keep_last, pq_err *err)
     return PQ_OK;
 }
 
+static int copy_ranges(sp_spool *s, const sp_ckpt *src, uint64_t watermark, const char *key,
+                       uint64_t first, uint64_t end, sp_ckpt *dst, pq_err *err);
+
 /* The publisher may only name records the appender has flushed: the
  * pipeline never sees a line before its flush. */
 static int check_end(sp_spool *s, const char *what, uint64_t end, pq_err *err)
@@ -423,9 +426,11 @@ static int checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, 
     char *path = strdup(final_path);
     if (path == NULL)
         return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
-    sp_ckpt c = {.committed = s->ckpt.committed, .intent_end = end, .intent_path = path};
-    if ((rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0) {
-        free(path);
+    sp_ckpt c = {.committed = s->ckpt.committed, .intent_end = end, .intent_path = path,
+                 .dl_done = s->ckpt.dl_done};
+    rc = copy_ranges(s, &s->ckpt, c.committed, NULL, 0, 0, &c, err);
+    if (rc != 0 || (rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0) {
+        sp_ckpt_free(&c);
         return rc;
     }
     sp_ckpt_free(&s->ckpt);
@@ -446,9 +451,12 @@ static int checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
     int rc = check_end(s, "commit", end, err);
     if (rc != 0)
         return rc;
-    const sp_ckpt c = {.committed = end};
-    if ((rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0)
+    sp_ckpt c = {.committed = end, .dl_done = s->ckpt.dl_done};
+    rc = copy_ranges(s, &s->ckpt, end, NULL, 0, 0, &c, err);
+    if (rc != 0 || (rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0) {
+        sp_ckpt_free(&c);
         return rc;
+    }
     sp_ckpt_free(&s->ckpt);
     s->ckpt = c;
     dm_mutex_lock(&s->seg_mu);
@@ -463,4 +471,129 @@ int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
     int rc = checkpoint_commit(s, end, err);
     dm_mutex_unlock(&s->ckpt_mu);
     return rc;
+}
+
+/* ---- partitioned output (format 2) ------------------------------------------ */
+
+/* Copies src's ranges that end above watermark into dst (ckpt_mu held),
+ * and (key, first, end) when key is not NULL and end > watermark. */
+static int copy_ranges(sp_spool *s, const sp_ckpt *src, uint64_t watermark, const char *key,
+                       uint64_t first, uint64_t end, sp_ckpt *dst, pq_err *err)
+{
+    dm_mutex_assert_held(&s->ckpt_mu);
+    size_t n = src->n_ranges + (key != NULL);
+    dst->ranges = n ? calloc(n, sizeof *dst->ranges) : NULL;
+    if (n > 0 && dst->ranges == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
+    for (size_t i = 0; i <= src->n_ranges; i++) {
+        const sp_range *r = i < src->n_ranges ? &src->ranges[i] : NULL;
+        const sp_range add = {.first = first, .end = end, .key = (char *)key};
+        if (r == NULL && key == NULL)
+            break;
+        if (r == NULL)
+            r = &add;
+        if (r->end <= watermark)
+            continue;
+        sp_range *d = &dst->ranges[dst->n_ranges];
+        if ((d->key = strdup(r->key)) == NULL)
+            return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
+        d->first = r->first;
+        d->end = r->end;
+        dst->n_ranges++;
+    }
+    return PQ_OK;
+}
+
+static int check_range(sp_spool *s, const char *what, uint64_t first, uint64_t end, pq_err *err)
+{
+    dm_mutex_lock(&s->seg_mu);
+    const uint64_t committed = s->committed, flushed = s->flushed_seq;
+    dm_mutex_unlock(&s->seg_mu);
+    if (first < committed || first >= end || end > flushed)
+        return pq_err_set(err, PQ_EINVAL, "spool %s: %s of seqs [%" PRIu64 ", %" PRIu64 ") is "
+                          "outside the committed watermark %" PRIu64 " .. flushed seq %" PRIu64,
+                          s->dir, what, first, end, committed, flushed);
+    return PQ_OK;
+}
+
+static int intent_range(sp_spool *s, const char *final_path, const char *key, uint64_t first,
+                        uint64_t end, pq_err *err)
+{
+    int rc = check_range(s, "intent", first, end, err);
+    if (rc != 0)
+        return rc;
+    if (final_path == NULL || final_path[0] == '\0' || key == NULL)
+        return pq_err_set(err, PQ_EINVAL, "spool %s: intent without a file name or key", s->dir);
+    sp_ckpt c = {.committed = s->ckpt.committed, .dl_done = s->ckpt.dl_done,
+                 .intent_first = first, .intent_end = end};
+    if ((c.intent_path = strdup(final_path)) == NULL || (c.intent_key = strdup(key)) == NULL)
+        rc = pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
+    rc = rc ? rc : copy_ranges(s, &s->ckpt, c.committed, NULL, 0, 0, &c, err);
+    rc = rc ? rc : sp_ckpt_write(s->dir, &c, &s->hook, err);
+    if (rc != 0) {
+        sp_ckpt_free(&c);
+        return rc;
+    }
+    sp_ckpt_free(&s->ckpt);
+    s->ckpt = c;
+    return PQ_OK;
+}
+
+int sp_checkpoint_intent_range(sp_spool *s, const char *final_path, const char *key,
+                               uint64_t first, uint64_t end, pq_err *err)
+{
+    dm_mutex_lock(&s->ckpt_mu);
+    int rc = intent_range(s, final_path, key, first, end, err);
+    dm_mutex_unlock(&s->ckpt_mu);
+    return rc;
+}
+
+static int commit_range(sp_spool *s, const char *key, uint64_t first, uint64_t end,
+                        uint64_t watermark, uint64_t dl_done, pq_err *err)
+{
+    int rc = check_range(s, "commit", first, end, err);
+    rc = rc ? rc : check_end(s, "watermark", watermark, err);
+    if (rc != 0)
+        return rc;
+    if (key == NULL)
+        return pq_err_set(err, PQ_EINVAL, "spool %s: commit without a key", s->dir);
+    sp_ckpt c = {.committed = watermark,
+                 .dl_done = dl_done > s->ckpt.dl_done ? dl_done : s->ckpt.dl_done};
+    rc = copy_ranges(s, &s->ckpt, watermark, key, first, end, &c, err);
+    rc = rc ? rc : sp_ckpt_write(s->dir, &c, &s->hook, err);
+    if (rc != 0) {
+        sp_ckpt_free(&c);
+        return rc;
+    }
+    sp_ckpt_free(&s->ckpt);
+    s->ckpt = c;
+    dm_mutex_lock(&s->seg_mu);
+    s->committed = watermark;
+    dm_mutex_unlock(&s->seg_mu);
+    return sp_trim(s, watermark, true, err);
+}
+
+int sp_checkpoint_commit_range(sp_spool *s, const char *key, uint64_t first, uint64_t end,
+                               uint64_t watermark, uint64_t dl_done, pq_err *err)
+{
+    dm_mutex_lock(&s->ckpt_mu);
+    int rc = commit_range(s, key, first, end, watermark, dl_done, err);
+    dm_mutex_unlock(&s->ckpt_mu);
+    return rc;
+}
+
+int sp_published_ranges(sp_spool *s, sp_range **out, size_t *n, uint64_t *dl_done, pq_err *err)
+{
+    dm_mutex_lock(&s->ckpt_mu);
+    sp_ckpt c = {0};
+    int rc = copy_ranges(s, &s->ckpt, s->ckpt.committed, NULL, 0, 0, &c, err);
+    *dl_done = s->ckpt.dl_done;
+    dm_mutex_unlock(&s->ckpt_mu);
+    if (rc != 0) {
+        sp_ckpt_free(&c);
+        return rc;
+    }
+    *out = c.ranges;
+    *n = c.n_ranges;
+    return PQ_OK;
 }

@@ -132,6 +132,37 @@ int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_e
  * starts a new segment and the next commit deletes it. 0 or PQ_EIO. */
 int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err);
 
+/* Partitioned output (ARCHITECTURE.md "Partitioned output"): files of
+ * different keys are open at once, so a published file's records are not
+ * all below the watermark. A published file is the range [first, end) of
+ * one key: it holds every record of that key in the range but the
+ * rejected ones. The checkpoint keeps each such range while its end is
+ * above the watermark (format 2), and replay skips a record whose key has
+ * a range holding its seq. */
+typedef struct sp_range {
+    uint64_t first, end;
+    char *key;
+} sp_range;
+
+/* Durably records that final_path is about to be published holding the
+ * records of `key` in [first, end). 0, PQ_EINVAL (seqs outside the
+ * committed .. flushed window) or PQ_EIO. */
+int sp_checkpoint_intent_range(sp_spool *s, const char *final_path, const char *key,
+                               uint64_t first, uint64_t end, pq_err *err);
+/* Durably adds the published range (key, [first, end)), moves the
+ * watermark to `watermark` (>= the current one: the smallest first seq
+ * of the files still open) and the dead letters' mark to dl_done (every
+ * reject below it is durably in the dead letters), drops the ranges that
+ * end at or below the watermark, clears the intent and deletes the
+ * segments wholly below it. 0, PQ_EINVAL or PQ_EIO. */
+int sp_checkpoint_commit_range(sp_spool *s, const char *key, uint64_t first, uint64_t end,
+                               uint64_t watermark, uint64_t dl_done, pq_err *err);
+/* Copies of the published ranges above the watermark (free with
+ * sp_ranges_free) and the dead letters' mark. 0 or PQ_ENOMEM. */
+int sp_published_ranges(sp_spool *s, sp_range **out, size_t *n, uint64_t *dl_done,
+                        pq_err *err);
+void sp_ranges_free(sp_range *r, size_t n);
+
 /* A fault hook for tests: before_fsync runs on the publisher's thread
  * just before each checkpoint write's fsync, with the checkpoint's lock
  * held, as a slow disk would hold it (the daemon installs one only from

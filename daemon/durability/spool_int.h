@@ -121,6 +121,15 @@ typedef struct sp_ckpt {
     uint64_t committed;      /* every record < committed is published */
     uint64_t intent_end;     /* 0: no pending publication */
     char *intent_path;       /* malloc'd; NULL without an intent */
+    /* Partitioned output (format 2): the pending file's key and first seq
+     * (intent_key NULL: a file of one contiguous range, format 1), the
+     * published files' ranges above the watermark, and the seq below which
+     * every reject is in the dead letters (0: not recorded). */
+    char *intent_key;
+    uint64_t intent_first;
+    sp_range *ranges;
+    size_t n_ranges;
+    uint64_t dl_done;
 } sp_ckpt;
 
 /* 0 with *c filled (*found false and c zeroed when there is no file),

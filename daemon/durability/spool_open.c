@@ -148,7 +148,33 @@ static int load_checkpoint(sp_spool *s, size_t nsegs, sp_published_fn published,
     if (!found)
         return PQ_OK;
     s->committed = c.committed;
-    if (c.intent_path != NULL) {
+    if (c.intent_path != NULL && c.intent_key != NULL) {
+        /* A file of one key: published, its range joins the others. */
+        *rewrite = true;
+        bool yes = false;
+        pq_err q = {0};
+        if (published(user, c.intent_path, c.intent_end, &yes, &q) != 0) {
+            rc = pq_err_set(err, PQ_EIO, "spool %s: cannot tell whether %s was published "
+                            "(pending in the checkpoint): %s", s->dir, c.intent_path, q.msg);
+        } else if (yes) {
+            sp_range *r = realloc(c.ranges, (c.n_ranges + 1) * sizeof *r);
+            if (r == NULL) {
+                rc = pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
+            } else {
+                c.ranges = r;
+                r[c.n_ranges++] = (sp_range){.first = c.intent_first, .end = c.intent_end,
+                                             .key = c.intent_key};
+                c.intent_key = NULL;
+                warn(report, "publication of %.200s (its key's records in [%" PRIu64 ", %"
+                     PRIu64 ")) had completed: committed", c.intent_path, c.intent_first,
+                     c.intent_end);
+            }
+        } else {
+            warn(report, "publication of %.200s (its key's records in [%" PRIu64 ", %" PRIu64
+                 ")) had not completed: its records replay", c.intent_path, c.intent_first,
+                 c.intent_end);
+        }
+    } else if (c.intent_path != NULL) {
         *rewrite = true;
         bool yes = false;
         pq_err q = {0};
@@ -164,8 +190,21 @@ static int load_checkpoint(sp_spool *s, size_t nsegs, sp_published_fn published,
                  "its records replay", c.intent_path, c.intent_end);
         }
     }
-    sp_ckpt_free(&c);
-    s->ckpt.committed = s->committed;
+    free(c.intent_path);
+    free(c.intent_key);
+    c.intent_path = c.intent_key = NULL;
+    c.intent_end = c.intent_first = 0;
+    c.committed = s->committed;
+    size_t kept = 0;             /* a settled format 1 intent moved the watermark */
+    for (size_t i = 0; i < c.n_ranges; i++) {
+        if (c.ranges[i].end > c.committed)
+            c.ranges[kept++] = c.ranges[i];
+        else
+            free(c.ranges[i].key);
+    }
+    c.n_ranges = kept;
+    sp_ckpt_free(&s->ckpt);
+    s->ckpt = c;                 /* the ranges and the dead letters' mark */
     return rc;
 }
 

@@ -31,6 +31,7 @@ typedef enum dm_close {
     DM_CLOSE_AGE,
     DM_CLOSE_PERIOD,
     DM_CLOSE_SHUTDOWN,
+    DM_CLOSE_MAX_OPEN,           /* output.max_open_files: the least recently written */
     DM_CLOSE_COUNT
 } dm_close;
 
@@ -85,6 +86,8 @@ typedef struct dm_counters {
     _Atomic uint64_t row_groups_written;    /* in published files */
     _Atomic uint64_t files_written;         /* published */
     _Atomic uint64_t files_closed[DM_CLOSE_COUNT]; /* by the assembler, by reason */
+    _Atomic uint64_t row_groups_closed_early;  /* limits.max_buffered_bytes, many open files */
+    _Atomic uint64_t files_open;            /* gauge: output files open for writing */
     _Atomic uint64_t bytes_written;         /* Parquet bytes published */
     _Atomic uint64_t write_errors;
     _Atomic uint64_t queue_batches;         /* gauge: batches waiting for a worker */

@@ -129,6 +129,7 @@ static const char *const mt_close_reasons[DM_CLOSE_COUNT] = {
     [DM_CLOSE_AGE] = "age",
     [DM_CLOSE_PERIOD] = "period",
     [DM_CLOSE_SHUTDOWN] = "shutdown",
+    [DM_CLOSE_MAX_OPEN] = "max_open_files",
 };
 
 static const char *const mt_refuse_reasons[DM_REFUSE_COUNT] = {
@@ -170,11 +171,19 @@ static void render_counters(mt_out *o)
     family(o, "parqd_files_closed_total", "counter",
            "Output files closed (then published), by reason: rotate.max_bytes (size), "
            "rotate.max_rows (rows), rotate.max_age (age), a record whose time renders other "
-           "directories of output.path (period), or all files at once on shutdown, SIGHUP or "
-           "the end of a convert (shutdown).");
+           "directories of output.path (period), all files at once on shutdown, SIGHUP or "
+           "the end of a convert (shutdown), or a new {{FIELD}} partition past "
+           "output.max_open_files closing the least recently written (max_open_files).");
     for (int r = 0; r < DM_CLOSE_COUNT; r++)
         put(o, "parqd_files_closed_total{reason=\"%s\"} %" PRIu64 "\n", mt_close_reasons[r],
             dm_get(&dm_counters_global.files_closed[r]));
+    family(o, "parqd_row_groups_closed_early_total", "counter",
+           "Row groups closed before their limits because the open files' buffers reached "
+           "half of limits.max_buffered_bytes (partitioned output: the largest closes).");
+    put(o, "parqd_row_groups_closed_early_total %" PRIu64 "\n",
+        dm_get(&dm_counters_global.row_groups_closed_early));
+    family(o, "parqd_files_open", "gauge", "Output files open for writing (partitions).");
+    put(o, "parqd_files_open %" PRIu64 "\n", dm_get(&dm_counters_global.files_open));
 }
 
 /* ---- HTTP inputs ------------------------------------------------------- */

@@ -22,6 +22,8 @@ pl_batch *pl_batch_new(void)
     pq_buf_init(&b->row_lines);
     pq_buf_init(&b->rejects);
     pq_buf_init(&b->reasons);
+    pq_buf_init(&b->keys);
+    pq_buf_init(&b->key_off);
     /* A batch goes on at PL_BATCH_BYTES; the read that crosses it may add
      * up to one more read buffer's worth. Lines average hundreds of bytes. */
     size_t text = PL_BATCH_BYTES + ((size_t)64 << 10);
@@ -43,7 +45,12 @@ void pl_batch_destroy(pl_batch *b)
     pq_buf_free(&b->row_lines);
     pq_buf_free(&b->rejects);
     pq_buf_free(&b->reasons);
+    pq_buf_free(&b->keys);
+    pq_buf_free(&b->key_off);
     pq_rowgroup_destroy(b->rows);
+    for (size_t i = 0; i < b->cap_grows; i++)
+        pq_rowgroup_destroy(b->grows[i]);
+    free(b->grows);
     free(b);
 }
 
@@ -57,11 +64,16 @@ void pl_batch_reset(pl_batch *b, uint64_t first_seq)
     pq_buf_reset(&b->row_lines);
     pq_buf_reset(&b->rejects);
     pq_buf_reset(&b->reasons);
+    pq_buf_reset(&b->keys);
+    pq_buf_reset(&b->key_off);
     b->has_source = false;
     b->shredded = false;
     b->fatal = 0;
     if (b->rows != NULL)
         pq_rowgroup_reset(b->rows);
+    for (size_t i = 0; i < b->n_grows; i++)
+        pq_rowgroup_reset(b->grows[i]);
+    b->n_grows = 0;
 }
 
 /* Consecutive lines from one connection share one copy of its source. */

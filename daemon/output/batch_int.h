@@ -31,6 +31,19 @@ struct pl_batch {
     pq_buf row_lines;            /* uint32 line index of each row */
     pq_buf rejects;              /* pl_reject[] */
     pq_buf reasons;
+    /* partitioned output (output.path with {{FIELD}}s): each line's
+     * partition key (uint32 offset into keys, which holds each distinct
+     * key of the batch once, NUL-terminated); lines are shredded grouped
+     * by key (first appearance order), in seq order within a key, so the
+     * rows of one key are contiguous in rows */
+    pq_buf keys;
+    pq_buf key_off;
+    /* and the rows by group: one row buffer per key (n_grows this batch,
+     * kept for reuse up to cap_grows), so the assembler moves a whole
+     * buffer instead of shifting one shared buffer after each key's run;
+     * row_lines lists the rows group after group */
+    pq_rowgroup **grows;
+    size_t n_grows, cap_grows;
     bool shredded;
     int fatal;                   /* shredding failed (memory, limits) */
     pq_err err;

@@ -35,7 +35,58 @@ static int render_name(pl_pipeline *p, pl_file *f, pq_err *err)
     uint64_t seq = atomic_fetch_add(&p->file_seq, 1) + 1;
     if (p->store->ops->replay_same_name)
         seq = f->first_seq;
-    return pt_render(p->tmpl, f->first_time, p->host, p->pid, seq, f->name, sizeof f->name, err);
+    if (!p->route)
+        return pt_render(p->tmpl, f->first_time, p->host, p->pid, seq, f->name, sizeof f->name,
+                         err);
+    /* The key's first segments are the fields' values, escaped. */
+    pt_value v[PT_FIELDS_MAX];
+    const char *k = f->key;
+    for (size_t i = 0; i < p->tpl.n_fields; i++) {
+        const char *slash = strchr(k, '/');
+        if (slash == NULL)
+            return pq_err_set(err, PQ_EINVAL, "pipeline: partition key '%s' has too few "
+                              "fields", f->key);
+        v[i] = (pt_value){.p = k, .len = (size_t)(slash - k)};
+        k = slash + 1;
+    }
+    const pt_vars vars = {.t = f->first_time, .host = p->host, .pid = p->pid, .seq = seq,
+                          .fields = v, .n_fields = p->tpl.n_fields, .escaped = true};
+    return pt_render_vars(&p->tpl, &vars, f->name, sizeof f->name, err);
+}
+
+int pl_skip_add(pl_pipeline *p, const char *key, uint64_t first, uint64_t end,
+                uint64_t watermark)
+{
+    dm_mutex_assert_held(&p->mu);
+    size_t kept = 0;
+    p->skip_max_end = 0;
+    for (size_t i = 0; i < p->n_skip; i++) {
+        if (p->skip[i].end <= watermark) {
+            free(p->skip[i].key);
+            continue;
+        }
+        p->skip[kept++] = p->skip[i];
+        if (p->skip[i].end > p->skip_max_end)
+            p->skip_max_end = p->skip[i].end;
+    }
+    p->n_skip = kept;
+    if (key == NULL || end <= watermark)
+        return 0;
+    if (p->n_skip == p->cap_skip) {
+        size_t cap = p->cap_skip ? p->cap_skip * 2 : 16;
+        pl_range *n = realloc(p->skip, cap * sizeof *n);
+        if (n == NULL)
+            return PQ_ENOMEM;
+        p->skip = n;
+        p->cap_skip = cap;
+    }
+    char *k = strdup(key);
+    if (k == NULL)
+        return PQ_ENOMEM;
+    p->skip[p->n_skip++] = (pl_range){.first = first, .end = end, .key = k};
+    if (end > p->skip_max_end)
+        p->skip_max_end = end;
+    return 0;
 }
 
 /* f's period becomes the pt_dir_period seconds holding t. */
@@ -70,18 +121,22 @@ static void set_period(const pl_pipeline *p, pl_file *f)
     }
 }
 
-int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err *err)
+int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, uint64_t first_seq, const char *key,
+                 pl_file **out, pq_err *err)
 {
     pl_file *f = calloc(1, sizeof *f);
-    if (f == NULL)
+    if (f == NULL || (key != NULL && (f->key = strdup(key)) == NULL)) {
+        free(f);
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
-    f->first_seq = p->next_seq;  /* assembly token held */
+    }
+    f->first_seq = first_seq;    /* assembly token held */
     f->first_time = (time_t)(first_ingest_us / 1000000);
     f->opened_us = pl_mono_us();
     set_period(p, f);
     int rc = render_name(p, f, err);
     rc = rc ? rc : st_open(p->store, f->name, &f->out, err);
     if (rc != 0) {
+        free(f->key);
         free(f);
         return rc;
     }
@@ -108,6 +163,7 @@ void pl_file_abort(pl_file *f)
     pl_file_auto_free(f);
     st_abort(f->out, NULL);
     st_free(f->out);
+    free(f->key);
     free(f);
 }
 
@@ -149,7 +205,10 @@ static int publish(pl_pipeline *p, pl_file *f, pq_err *err)
     for (;;) {
         char path[ST_WHERE_MAX];
         int rc = st_locate(p->store, f->name, path, sizeof path, err);
-        if (rc == 0 && p->cb.on_publish_intent != NULL)
+        if (rc == 0 && p->route && p->cb.on_publish_intent_range != NULL)
+            rc = p->cb.on_publish_intent_range(p->cb.user, path, f->key, f->first_seq,
+                                               f->end_seq, err);
+        else if (rc == 0 && !p->route && p->cb.on_publish_intent != NULL)
             rc = p->cb.on_publish_intent(p->cb.user, path, f->end_seq, err);
         rc = rc ? rc : st_publish(f->out, f->name, err);
         if (rc != ST_EXISTS)
@@ -188,9 +247,31 @@ static int hold(pl_pipeline *p, pl_file *f, pq_err *err)
     return 0;
 }
 
+/* Partitioned output, lock held: once f is published, every line below
+ * the result is in a published file or the dead letters: the smallest
+ * first seq of the other files not yet published, or the assembly point
+ * (taken before the dead letters' flush, so the rejects below it are
+ * flushed with f). */
+static uint64_t watermark_without(const pl_pipeline *p, const pl_file *f)
+{
+    dm_mutex_assert_held(&((pl_pipeline *)p)->mu);
+    uint64_t w = p->assembled;
+    for (const pl_file *g = p->files; g != NULL; g = g->next_live)
+        if (g != f && g->first_seq < w)
+            w = g->first_seq;
+    return w > p->committed ? w : p->committed;
+}
+
 int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
 {
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, watermark = 0, dl_done = 0;
+    int skip_rc = 0;             /* f is published: fail after freeing it */
+    if (p->route) {
+        dm_mutex_lock(&p->mu);
+        watermark = watermark_without(p, f);
+        dl_done = p->assembled;
+        dm_mutex_unlock(&p->mu);
+    }
     int rc = finish(p, f, &bytes, err);
     if (rc == 0 && p->cfg.publish == PL_PUBLISH_EACH)
         rc = publish(p, f, err);
@@ -202,13 +283,26 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
         dm_add(&dm_counters_global.bytes_written, bytes);
         dm_add(&dm_counters_global.rows_written, f->rows);
         dm_add(&dm_counters_global.row_groups_written, (uint64_t)f->ordinals);
-        if (p->cb.on_published != NULL)
+        if (p->route && p->cb.on_published_range != NULL)
+            p->cb.on_published_range(p->cb.user, st_where(f->out), f->key, f->first_seq,
+                                     f->end_seq, watermark, dl_done, f->rows, bytes);
+        else if (!p->route && p->cb.on_published != NULL)
             p->cb.on_published(p->cb.user, st_where(f->out), f->end_seq, f->rows, bytes);
     }
     dm_mutex_lock(&p->mu);
     if (p->cfg.publish == PL_PUBLISH_HOLD)
         rc = hold(p, f, err);
-    if (rc == 0) {
+    if (rc == 0 && p->route) {
+        unlink_live(p, f);
+        p->committed = watermark;
+        if (dl_done > p->dl_done)
+            p->dl_done = dl_done;
+        if (pl_skip_add(p, f->key, f->first_seq, f->end_seq, watermark) != 0)
+            skip_rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory (the published "
+                                 "ranges)");
+        p->stats.files++;
+        p->stats.bytes += bytes;
+    } else if (rc == 0) {
         unlink_live(p, f);
         p->committed = f->end_seq;
         p->stats.files++;
@@ -219,14 +313,17 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
         return rc;
     if (p->cfg.publish == PL_PUBLISH_EACH)
         st_free(f->out);
+    free(f->key);
     free(f);
 #ifdef __GLIBC__
     /* A file's row groups are written: give the freed buffers back to the
      * system (glibc keeps freed memory in its arenas, one per thread), so
-     * a quiet sidecar's RSS follows what it holds, not its busiest minute. */
-    malloc_trim(0);
+     * a quiet sidecar's RSS follows what it holds, not its busiest minute.
+     * With many open files another file's close comes soon: not each. */
+    if (!p->route)
+        malloc_trim(0);
 #endif
-    return 0;
+    return skip_rc;
 }
 
 int pl_dead_letter(pl_pipeline *p, const dl_record *r, pq_err *err)

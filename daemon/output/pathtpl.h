@@ -83,6 +83,8 @@ typedef struct pt_vars {
     uint64_t seq;
     const pt_value *fields;
     size_t n_fields;
+    bool escaped;                /* fields are already escaped (a partition key's
+                                    segments, pathkey.h): put as they are */
 } pt_vars;
 
 /* Parses a template into out (pt_free it, also after a failure). Returns 0

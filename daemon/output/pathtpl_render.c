@@ -121,8 +121,10 @@ static size_t put_brace(out *o, const char *s, const pt_vars *v, size_t *field)
     char tmp[PT_PATH_MAX];
     if (s[1] == '{') {
         const pt_value *val = &v->fields[(*field)++];
-        size_t w = pt_hive_escape(val->p, val->len, tmp, sizeof tmp);
-        if (w >= sizeof tmp)
+        size_t w = v->escaped ? val->len : pt_hive_escape(val->p, val->len, tmp, sizeof tmp);
+        if (v->escaped)
+            put(o, val->p, val->len);
+        else if (w >= sizeof tmp)
             o->overflow = true;  /* longer than any path: refused below */
         else
             put(o, tmp, w);

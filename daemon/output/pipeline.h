@@ -60,6 +60,7 @@
 #include "err.h"
 #include "filesink.h"
 #include "pq_writer.h"
+#include "spool.h"
 #include "store.h"
 
 /* ---- the pipeline -------------------------------------------------------- */
@@ -88,6 +89,16 @@ typedef struct pl_callbacks {
     /* Worker thread, after the rename and directory fsync. */
     void (*on_published)(void *user, const char *path, uint64_t end, uint64_t rows,
                          uint64_t bytes);
+    /* Partitioned output (output.path with {{FIELD}}s) calls these two
+     * instead of the two above: the file holds the records of partition
+     * key `key` in [first, end); once it is published, every line below
+     * `watermark` is in a published file or the dead letters, and every
+     * reject below dl_done is in the dead letters (flushed). */
+    int (*on_publish_intent_range)(void *user, const char *path, const char *key,
+                                   uint64_t first, uint64_t end, pq_err *err);
+    void (*on_published_range)(void *user, const char *path, const char *key, uint64_t first,
+                               uint64_t end, uint64_t watermark, uint64_t dl_done,
+                               uint64_t rows, uint64_t bytes);
     /* Worker thread: the pipeline failed; resume from seq `resume` after
      * pl_resume. err says what failed. */
     void (*on_failure)(void *user, uint64_t resume, const pq_err *err);
@@ -124,6 +135,16 @@ typedef struct pl_config {
                                             continues the numbering) */
     const char *host;                    /* {host} */
     size_t max_line_bytes;               /* for the oversized lines' reason */
+    /* Partitioned output: files open at once (0: 256); the open files'
+     * buffers past half of max_buffered_bytes (0: no bound) close the
+     * largest open row group early; the published ranges above first_seq
+     * (copied) and the seq below which every reject is in the dead
+     * letters already (replay skips both). */
+    uint32_t max_open_files;
+    size_t max_buffered_bytes;
+    const sp_range *published;
+    size_t n_published;
+    uint64_t dl_done;
 } pl_config;
 
 typedef struct pl_pipeline pl_pipeline;

@@ -55,6 +55,24 @@
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
 
+/* What the assembler keeps of a file's open row group (partitioned
+ * output: the current file's is in pl_pipeline, the others' here). */
+typedef struct pl_asm {
+    pq_rowgroup *cur_rg;
+    int64_t rg_started_us;
+    bool rg_open;
+    uint64_t rg_rows;
+    size_t rg_fed;
+    uint64_t last_rg_rows;
+} pl_asm;
+
+/* A published file's range of its key (partitioned output): replay skips
+ * the records of that key in [first, end). */
+typedef struct pl_range {
+    uint64_t first, end;
+    char *key;
+} pl_range;
+
 /* A Parquet file being written: opened by the assembler, appended to and
  * closed by the writer. */
 typedef struct pl_file {
@@ -75,6 +93,12 @@ typedef struct pl_file {
                                     lock, read by the assembler without it */
     _Atomic uint64_t appended_bytes;
     struct pl_file *next_live;   /* every file not yet published */
+    /* Partitioned output (p->route), the assembler's: the key (set
+     * before the file is shared, then read-only), the hash chain, the
+     * list by last write and the open row group while not current. */
+    char *key;
+    struct pl_file *hnext, *lru_prev, *lru_next;
+    pl_asm a;
     /* Automatic Variant shredding (autoshred.c): the file's own layout,
      * decided from its first row group; spec NULL = the pipeline's. */
     sc_schema *spec;
@@ -137,6 +161,11 @@ typedef struct pl_worker {
     sh_shredder *sh;
     vs_state vs;                 /* converting row groups of auto-shredded files */
     pq_encoded *scratch;         /* encode buffers and compressors */
+    /* partitioned output: the lines' keys, and grouping a batch by key */
+    struct pk_extractor *pk;
+    pq_buf ktab;                 /* uint32 slots: group + 1, 0 empty */
+    pq_buf kgroups;              /* pl_kgroup[] */
+    pq_buf korder;               /* uint32 line indices, grouped */
 } pl_worker;
 
 struct pl_pipeline {
@@ -146,6 +175,23 @@ struct pl_pipeline {
     char *out_dir, *tmpl, *file_name, *host;
     pt_template tpl;             /* tmpl parsed (not with file_name) */
     int64_t period_s;            /* pt_dir_period: 0, the directories have no time */
+    /* Partitioned output: output.path has {{FIELD}}s, so records are
+     * routed by their keys (pathkey.h) to many open files (stages.c). The
+     * open files (assembler only): a hash by key and a list by last write,
+     * most recent first. */
+    bool route;
+    pl_file **htab;
+    size_t hcap, n_open;
+    pl_file *lru_head, *lru_tail;
+    pq_rowgroup *discard;        /* rows replay skips (assembler) */
+    /* Published ranges above the watermark, and the seq below which every
+     * reject is in the dead letters (lock held: the writer adds, the
+     * assembler reads once per batch). */
+    pl_range *skip;
+    size_t n_skip, cap_skip;
+    uint64_t skip_max_end;
+    uint64_t dl_done;
+    uint64_t assembled;          /* lock held: lines < this are assembled */
     st_store *store, *own_store; /* where files go; own_store: made here */
     long pid;
     pq_schema *ps;
@@ -252,8 +298,14 @@ void pl_auto_put(pl_pipeline *p, pl_file *f, pq_rowgroup *rg);
 void pl_file_auto_free(pl_file *f);
 
 /* outfile.c */
-/* Assembler: opens the next file for lines from first_seq on. */
-int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, pl_file **out, pq_err *err);
+/* Assembler: opens the next file for lines from first_seq on; key: its
+ * partition key (partitioned output), else NULL. */
+int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, uint64_t first_seq, const char *key,
+                 pl_file **out, pq_err *err);
+/* Lock held: adds a published range to the skip list, drops those at or
+ * below the watermark. */
+int pl_skip_add(pl_pipeline *p, const char *key, uint64_t first, uint64_t end,
+                uint64_t watermark);
 /* Writer: footer, fsync, then publish (or hold). Returns 0 or the error;
  * the file is then freed (published) or left for cleanup (failed). */
 int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err);

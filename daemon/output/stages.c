@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "pathkey.h"
 
 /* ---- shred (no lock) ----------------------------------------------------- */
 
@@ -43,7 +44,7 @@ dm_reject pl_reject_reason(sh_reject why)
     return DM_REJECT_SCHEMA;
 }
 
-static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, pq_rowgroup *rows, size_t i)
 {
     const pl_line *l = pl_batch_line(b, i);
     char reason[128];
@@ -56,7 +57,7 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
     const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
     if (ix != NULL)
         sh_set_index(wk->sh, ix + strlen(PL_INDEX_TAG), strlen(ix + strlen(PL_INDEX_TAG)));
-    int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
+    int rc = sh_shred_line(wk->sh, rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
         return add_reject(b, i, pl_reject_reason(sh_last_reject(wk->sh)), e.msg);
@@ -68,6 +69,138 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
     return pq_buf_append(&b->row_lines, &idx, sizeof idx) != 0 ? PQ_ENOMEM : 0;
 }
 
+/* ---- partition keys (partitioned output; no lock) --------------------------- */
+
+typedef struct pl_kgroup {
+    uint32_t key_off;            /* in b->keys */
+    uint64_t hash;
+    uint32_t count, start;
+} pl_kgroup;
+
+static uint64_t key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603u;   /* FNV-1a */
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 1099511628211u;
+    return h;
+}
+
+/* Line i's key into b (its offset in b->key_off); *group its group among
+ * the batch's distinct keys. A key that cannot be built (too long) rejects
+ * the line: *group is UINT32_MAX. */
+static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t hcap,
+                    uint32_t *group)
+{
+    const pl_line *l = pl_batch_line(b, i);
+    char key[PK_KEY_MAX];
+    pt_value v[PT_FIELDS_MAX];
+    pq_err e = {0};
+    const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
+    const char *iv = ix ? ix + strlen(PL_INDEX_TAG) : NULL;
+    int rc = l->oversized ? 0 : pk_values(wk->pk, (const char *)b->text.data + l->off, l->len,
+                                          iv, iv ? strlen(iv) : 0, v, &e);
+    if (rc != 0)
+        return rc;
+    if (l->oversized) {
+        key[0] = '\0';          /* rejected by shred_line */
+    } else if (pk_key(&p->tpl, v, (time_t)(l->ingest_us / 1000000), key, sizeof key, &e) != 0) {
+        *group = UINT32_MAX;
+        return add_reject(b, i, DM_REJECT_SCHEMA, e.msg);
+    }
+    const uint64_t h = key_hash(key);
+    uint32_t *slot = (uint32_t *)(void *)wk->ktab.data;
+    pl_kgroup *g = (pl_kgroup *)(void *)wk->kgroups.data;
+    size_t at = (size_t)h & (hcap - 1);
+    for (; slot[at] != 0; at = (at + 1) & (hcap - 1)) {
+        pl_kgroup *c = &g[slot[at] - 1];
+        if (c->hash == h && strcmp((const char *)b->keys.data + c->key_off, key) == 0) {
+            c->count++;
+            *group = slot[at] - 1;
+            return 0;
+        }
+    }
+    pl_kgroup n = {.key_off = (uint32_t)b->keys.len, .hash = h, .count = 1};
+    if (pq_buf_append(&b->keys, key, strlen(key) + 1) != 0 ||
+        pq_buf_append(&wk->kgroups, &n, sizeof n) != 0)
+        return PQ_ENOMEM;
+    *group = (uint32_t)(wk->kgroups.len / sizeof n - 1);
+    ((uint32_t *)(void *)wk->ktab.data)[at] = *group + 1;
+    return 0;
+}
+
+/* Every line's key, and the order to shred the lines in: grouped by key
+ * (groups in order of first appearance), in seq order within a group, each
+ * group into a row buffer of its own (group_rows; wk->korder, *n of them:
+ * lines whose key was refused are left out; a group's `start` ends up one
+ * past its last line in that order). */
+static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
+{
+    size_t hcap = 16;
+    while (hcap < 2 * b->n_lines)
+        hcap *= 2;
+    pq_buf_reset(&wk->ktab);
+    pq_buf_reset(&wk->kgroups);
+    pq_buf_reset(&wk->korder);
+    pq_buf_reset(&b->key_off);
+    if (pq_buf_reserve(&wk->ktab, hcap * sizeof(uint32_t)) != 0 ||
+        pq_buf_reserve(&wk->korder, b->n_lines * sizeof(uint32_t)) != 0 ||
+        pq_buf_reserve(&b->key_off, b->n_lines * sizeof(uint32_t)) != 0)
+        return PQ_ENOMEM;
+    memset(wk->ktab.data, 0, hcap * sizeof(uint32_t));
+    uint32_t *grp = (uint32_t *)(void *)b->key_off.data;   /* groups first, offsets after */
+    for (size_t i = 0; i < b->n_lines; i++) {
+        int rc = line_key(p, wk, b, i, hcap, &grp[i]);
+        if (rc != 0)
+            return rc;
+    }
+    b->key_off.len = b->n_lines * sizeof(uint32_t);
+    pl_kgroup *g = (pl_kgroup *)(void *)wk->kgroups.data;
+    const size_t ng = wk->kgroups.len / sizeof *g;
+    uint32_t start = 0;
+    for (size_t k = 0; k < ng; k++) {
+        g[k].start = start;
+        start += g[k].count;
+    }
+    uint32_t *order = (uint32_t *)(void *)wk->korder.data;
+    for (size_t i = 0; i < b->n_lines; i++) {
+        if (grp[i] == UINT32_MAX)
+            continue;
+        pl_kgroup *c = &g[grp[i]];
+        order[c->start++] = (uint32_t)i;
+        grp[i] = c->key_off;
+    }
+    *n = start;
+    return 0;
+}
+
+/* A row buffer for each key group of the batch (kept across batches). */
+static int group_rows(pl_pipeline *p, pl_worker *wk, pl_batch *b)
+{
+    const size_t ng = wk->kgroups.len / sizeof(pl_kgroup);
+    if (ng > b->cap_grows) {
+        pq_rowgroup **n = realloc(b->grows, ng * sizeof *n);
+        if (n == NULL)
+            return PQ_ENOMEM;
+        memset(n + b->cap_grows, 0, (ng - b->cap_grows) * sizeof *n);
+        b->grows = n;
+        b->cap_grows = ng;
+    }
+    for (size_t k = 0; k < ng; k++) {
+        if (b->grows[k] == NULL && pq_rowgroup_new(&b->grows[k], p->ps, &b->err) != 0) {
+            b->grows[k] = NULL;
+            return PQ_ENOMEM;
+        }
+    }
+    b->n_grows = ng;
+    return 0;
+}
+
+static int reject_cmp(const void *a, const void *b)
+{
+    const pl_reject *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
 void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
 {
     if (b->rows == NULL && pq_rowgroup_new(&b->rows, p->ps, &b->err) != 0) {
@@ -76,8 +209,24 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return;
     }
     sh_shredder_new_batch(wk->sh);
-    for (size_t i = 0; i < b->n_lines; i++) {
-        int rc = shred_line(p, wk, b, i);
+    size_t n = b->n_lines;
+    if (p->route) {
+        int rc = batch_keys(p, wk, b, &n);
+        rc = rc ? rc : group_rows(p, wk, b);
+        if (rc != 0) {
+            b->fatal = rc;
+            pq_err_set(&b->err, rc, "pipeline: out of memory building partition keys");
+            return;
+        }
+    }
+    const uint32_t *order = p->route ? (const uint32_t *)(const void *)wk->korder.data : NULL;
+    const pl_kgroup *g = (const pl_kgroup *)(const void *)wk->kgroups.data;
+    size_t grp = 0;
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = order ? order[k] : k;
+        while (order != NULL && k >= g[grp].start)   /* start: one past its last */
+            grp++;
+        int rc = shred_line(p, wk, b, order ? b->grows[grp] : b->rows, i);
         if (rc != 0) {
             b->fatal = rc;
             if (b->err.msg[0] == '\0')
@@ -85,6 +234,9 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
             return;
         }
     }
+    if (p->route && b->rejects.len > 0)   /* the dead letters in line order */
+        qsort(b->rejects.data, b->rejects.len / sizeof(pl_reject), sizeof(pl_reject),
+              reject_cmp);
 }
 
 /* ---- jobs (lock held) ------------------------------------------------------ */
@@ -183,6 +335,121 @@ static int close_rowgroup(pl_pipeline *p, pq_err *err)
     return close_segment(p, true, err);
 }
 
+/* ---- open files by key (partitioned output; assembly token) ----------------- */
+
+static pl_file *route_find(const pl_pipeline *p, const char *key)
+{
+    for (pl_file *f = p->htab[key_hash(key) & (p->hcap - 1)]; f != NULL; f = f->hnext)
+        if (strcmp(f->key, key) == 0)
+            return f;
+    return NULL;
+}
+
+static void lru_unlink(pl_pipeline *p, pl_file *f)
+{
+    if (f->lru_prev != NULL)
+        f->lru_prev->lru_next = f->lru_next;
+    else
+        p->lru_head = f->lru_next;
+    if (f->lru_next != NULL)
+        f->lru_next->lru_prev = f->lru_prev;
+    else
+        p->lru_tail = f->lru_prev;
+    f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_push(pl_pipeline *p, pl_file *f)
+{
+    f->lru_prev = NULL;
+    f->lru_next = p->lru_head;
+    if (p->lru_head != NULL)
+        p->lru_head->lru_prev = f;
+    else
+        p->lru_tail = f;
+    p->lru_head = f;
+}
+
+static void route_insert(pl_pipeline *p, pl_file *f)
+{
+    pl_file **b = &p->htab[key_hash(f->key) & (p->hcap - 1)];
+    f->hnext = *b;
+    *b = f;
+    lru_push(p, f);
+    p->n_open++;
+    dm_set(&dm_counters_global.files_open, p->n_open);
+}
+
+static void route_forget(pl_pipeline *p, pl_file *f)
+{
+    for (pl_file **q = &p->htab[key_hash(f->key) & (p->hcap - 1)]; *q != NULL;
+         q = &(*q)->hnext) {
+        if (*q == f) {
+            *q = f->hnext;
+            break;
+        }
+    }
+    f->hnext = NULL;
+    lru_unlink(p, f);
+    p->n_open--;
+    dm_set(&dm_counters_global.files_open, p->n_open);
+}
+
+/* The current file's row group goes back into it; no file is current. */
+static void save_current(pl_pipeline *p)
+{
+    pl_file *f = p->cur_file;
+    if (f == NULL)
+        return;
+    f->a = (pl_asm){.cur_rg = p->cur_rg, .rg_started_us = p->rg_started_us,
+                    .rg_open = p->rg_open, .rg_rows = p->rg_rows, .rg_fed = p->rg_fed,
+                    .last_rg_rows = p->last_rg_rows};
+    p->cur_file = NULL;
+    p->cur_rg = NULL;
+    p->rg_open = false;
+    p->rg_rows = p->last_rg_rows = 0;
+    p->rg_fed = 0;
+}
+
+/* f becomes the current file (its open row group in p's fields). */
+static void switch_to(pl_pipeline *p, pl_file *f)
+{
+    if (p->cur_file == f)
+        return;
+    save_current(p);
+    p->cur_file = f;
+    p->cur_rg = f->a.cur_rg;
+    p->rg_started_us = f->a.rg_started_us;
+    p->rg_open = f->a.rg_open;
+    p->rg_rows = f->a.rg_rows;
+    p->rg_fed = f->a.rg_fed;
+    p->last_rg_rows = f->a.last_rg_rows;
+    f->a.cur_rg = NULL;
+}
+
+/* Raw bytes of f's open row group (queued segments and the current one). */
+static size_t open_rg_bytes(const pl_pipeline *p, const pl_file *f)
+{
+    if (f == p->cur_file)
+        return p->rg_fed + (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0);
+    return f->a.rg_fed + (f->a.cur_rg ? pq_rowgroup_buffered_bytes(f->a.cur_rg) : 0);
+}
+
+/* Bytes of the segments being filled, of every open file. */
+static size_t open_cur_bytes(const pl_pipeline *p)
+{
+    if (!p->route)
+        return p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
+    size_t n = 0;
+    for (const pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
+        const pq_rowgroup *rg = f == p->cur_file ? p->cur_rg : f->a.cur_rg;
+        n += rg ? pq_rowgroup_buffered_bytes(rg) : 0;
+    }
+    return n;
+}
+
+static int close_file(pl_pipeline *p, dm_close why, pq_err *err);
+static int close_rowgroup(pl_pipeline *p, pq_err *err);
+
 static int close_file(pl_pipeline *p, dm_close why, pq_err *err)
 {
     if (p->cur_file == NULL)
@@ -198,7 +465,10 @@ static int close_file(pl_pipeline *p, dm_close why, pq_err *err)
         j->kind = PL_JOB_CLOSE;
         j->file = p->cur_file;
         j->ready = true;
+        if (p->route)
+            route_forget(p, p->cur_file);
         p->cur_file = NULL;
+        p->last_rg_rows = 0;
         job_enqueue(p, j);
         dm_add(&dm_counters_global.files_closed[why], 1);
     }
@@ -311,10 +581,10 @@ static int ensure_open(pl_pipeline *p, const pl_batch *b, uint64_t row, pq_err *
 {
     if (p->cur_file == NULL) {
         const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
-        int rc = pl_file_open(p, pl_batch_line(b, idx[row])->ingest_us, &p->cur_file, err);
+        int rc = pl_file_open(p, pl_batch_line(b, idx[row])->ingest_us, p->next_seq, NULL,
+                              &p->cur_file, err);
         if (rc != 0)
             return rc;
-        p->cur_file->first_seq = p->next_seq;
     }
     if (p->cur_rg == NULL) {
         dm_mutex_lock(&p->mu);
@@ -368,7 +638,187 @@ static int move_rows(pl_pipeline *p, pl_batch *b, pq_err *err)
     return 0;
 }
 
-static int write_rejects(pl_pipeline *p, const pl_batch *b, pq_err *err)
+/* ---- routing rows by key (partitioned output; assembly token) ---------------- */
+
+/* Whether the record of key at seq is in a published file (replay). */
+static bool skipped(pl_pipeline *p, const char *key, uint64_t seq)
+{
+    dm_mutex_lock(&p->mu);
+    bool yes = false;
+    for (size_t i = 0; !yes && i < p->n_skip; i++)
+        yes = seq >= p->skip[i].first && seq < p->skip[i].end && strcmp(p->skip[i].key, key) == 0;
+    dm_mutex_unlock(&p->mu);
+    return yes;
+}
+
+/* A new file for key, the row'th row's: past output.max_open_files the
+ * least recently written one closes first. */
+static int route_open(pl_pipeline *p, const pl_batch *b, uint64_t row, const char *key,
+                      pq_err *err)
+{
+    const uint32_t max = p->cfg.max_open_files ? p->cfg.max_open_files : 256;
+    if (p->n_open >= max && p->lru_tail != NULL) {
+        switch_to(p, p->lru_tail);
+        int rc = close_file(p, DM_CLOSE_MAX_OPEN, err);
+        if (rc != 0)
+            return rc;
+    }
+    save_current(p);
+    const uint32_t line = ((const uint32_t *)(const void *)b->row_lines.data)[row];
+    pl_file *f;
+    int rc = pl_file_open(p, pl_batch_line(b, line)->ingest_us, b->first_seq + line, key, &f,
+                          err);
+    if (rc != 0)
+        return rc;
+    route_insert(p, f);
+    p->cur_file = f;
+    return 0;
+}
+
+static int route_rg(pl_pipeline *p, pq_err *err)
+{
+    if (p->cur_rg != NULL)
+        return 0;
+    dm_mutex_lock(&p->mu);
+    p->cur_rg = pl_rowgroup_get(p, err);
+    dm_mutex_unlock(&p->mu);
+    if (p->cur_rg == NULL)
+        return PQ_ENOMEM;
+    if (!p->rg_open)
+        p->rg_started_us = pl_mono_us();
+    return 0;
+}
+
+/* Drops src's first row (replay: a published file holds it). */
+static int discard_row(pl_pipeline *p, pq_rowgroup *src, pq_err *err)
+{
+    if (p->discard == NULL && pq_rowgroup_new(&p->discard, p->ps, err) != 0) {
+        p->discard = NULL;
+        return PQ_ENOMEM;
+    }
+    int rc = pq_rowgroup_move_rows(p->discard, src, 1, err);
+    pq_rowgroup_reset(p->discard);
+    return rc;
+}
+
+/* One key group's rows (rows [moved, moved + its rows) of row_lines) into
+ * its key's file. */
+static int route_group(pl_pipeline *p, pl_batch *b, pq_rowgroup *src, uint64_t moved,
+                       bool may_skip, pq_err *err)
+{
+    const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
+    const uint32_t *koff = (const uint32_t *)(const void *)b->key_off.data;
+    const uint64_t end = moved + pq_rowgroup_rows(src);
+    int rc = 0;
+    while (rc == 0 && moved < end) {
+        const char *key = (const char *)b->keys.data + koff[idx[moved]];
+        if (may_skip && skipped(p, key, b->first_seq + idx[moved])) {
+            rc = discard_row(p, src, err);
+            moved++;
+            continue;
+        }
+        uint64_t e = moved + 1;
+        while (e < end && !(may_skip && skipped(p, key, b->first_seq + idx[e])))
+            e++;
+        pl_file *f = route_find(p, key);
+        if (f == NULL)
+            rc = route_open(p, b, moved, key, err);
+        else
+            switch_to(p, f);
+        rc = rc ? rc : route_rg(p, err);
+        if (rc != 0)
+            break;
+        f = p->cur_file;
+        uint64_t n = rows_that_fit(p, e - moved);
+        if (n == 0) {            /* a full row group or file (closed after each move) */
+            rc = rowgroup_full(p) ? close_rowgroup(p, err) : close_file(p, DM_CLOSE_ROWS, err);
+            continue;
+        }
+        if ((rc = pq_rowgroup_move_rows(p->cur_rg, src, n, err)) != 0)
+            break;
+        moved += n;
+        f->rows += n;
+        f->end_seq = b->first_seq + idx[moved - 1] + 1;
+        if (f != p->lru_head) {
+            lru_unlink(p, f);
+            lru_push(p, f);
+        }
+        if (rowgroup_full(p) && (rc = close_rowgroup(p, err)) != 0)
+            break;
+        if (segment_full(p) && (rc = close_segment(p, false, err)) != 0)
+            break;
+        dm_close why = rotate_due(p);
+        if (why != DM_CLOSE_COUNT)
+            rc = close_file(p, why, err);
+    }
+    return rc;
+}
+
+/* The batch's rows, one row buffer per key (pl_shred_batch), each into
+ * its key's file. */
+static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
+{
+    uint64_t moved = 0;
+    int rc = 0;
+    for (size_t g = 0; rc == 0 && g < b->n_grows; g++) {
+        const uint64_t rows = pq_rowgroup_rows(b->grows[g]);
+        rc = route_group(p, b, b->grows[g], moved, may_skip, err);
+        moved += rows;
+    }
+    p->next_seq = pl_batch_end_seq(b);
+    return rc;
+}
+
+/* The open files' row groups past half of limits.max_buffered_bytes: the
+ * largest closes (a smaller row group), until they are below; never a
+ * wait. */
+static int bound_memory(pl_pipeline *p, pq_err *err)
+{
+    const size_t limit = p->cfg.max_buffered_bytes / 2;
+    for (size_t tries = p->n_open; limit > 0 && tries > 0; tries--) {
+        size_t total = 0, most = 0;
+        pl_file *largest = NULL;
+        for (pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
+            size_t n = open_rg_bytes(p, f);
+            total += n;
+            if (n > most) {
+                most = n;
+                largest = f;
+            }
+        }
+        if (total <= limit || largest == NULL)
+            return 0;
+        switch_to(p, largest);
+        int rc = close_rowgroup(p, err);
+        if (rc != 0)
+            return rc;
+        dm_add(&dm_counters_global.row_groups_closed_early, 1);
+    }
+    return 0;
+}
+
+static int route_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
+{
+    const int64_t now = pl_mono_us();
+    const cf_roll *rg = &p->cfg.row_group, *rot = &p->cfg.rotate;
+    int rc = 0;
+    for (pl_file *f = p->lru_head, *next; rc == 0 && f != NULL; f = next) {
+        next = f->lru_next;
+        switch_to(p, f);
+        if (b->marker == PL_MARK_CLOSE)
+            rc = close_file(p, DM_CLOSE_SHUTDOWN, err);
+        else if (b->marker == PL_MARK_FLUSH)
+            rc = close_rowgroup(p, err);
+        else if (rot->max_age_ms && now - f->opened_us >= (int64_t)rot->max_age_ms * 1000)
+            rc = close_file(p, DM_CLOSE_AGE, err);
+        else if ((p->cur_rg != NULL || p->rg_open) && rg->max_age_ms &&
+                 now - p->rg_started_us >= (int64_t)rg->max_age_ms * 1000)
+            rc = close_rowgroup(p, err);
+    }
+    return rc;
+}
+
+static int write_rejects(pl_pipeline *p, const pl_batch *b, uint64_t dl_done, pq_err *err)
 {
     const pl_reject *r = (const pl_reject *)(const void *)b->rejects.data;
     size_t n = b->rejects.len / sizeof *r;
@@ -377,6 +827,8 @@ static int write_rejects(pl_pipeline *p, const pl_batch *b, pq_err *err)
         const pl_line *l = pl_batch_line(b, r[i].line);
         const char *src = (const char *)b->sources.data + l->source_off;
         const char *reason = (const char *)b->reasons.data + r[i].reason_off;
+        if (b->first_seq + r[i].line < dl_done)
+            continue;            /* replay: the dead letters hold it already */
         if (l->lineno > 0)
             snprintf(source, sizeof source, "%s:%" PRIu64, src, l->lineno);
         else
@@ -398,6 +850,8 @@ static int write_rejects(pl_pipeline *p, const pl_batch *b, pq_err *err)
 
 static int assemble_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
 {
+    if (p->route)
+        return route_marker(p, b, err);
     if (b->marker == PL_MARK_CLOSE)
         return close_file(p, DM_CLOSE_SHUTDOWN, err);
     if (b->marker == PL_MARK_FLUSH)
@@ -423,8 +877,21 @@ static int assemble(pl_pipeline *p, pl_batch *b, pq_err *err)
         return b->fatal;
     }
     size_t rejects = b->rejects.len / sizeof(pl_reject);
-    int rc = write_rejects(p, b, err);
-    rc = rc ? rc : move_rows(p, b, err);
+    uint64_t dl_done = 0;
+    bool may_skip = false;
+    if (p->route) {
+        dm_mutex_lock(&p->mu);
+        dl_done = p->dl_done;
+        may_skip = p->n_skip > 0 && b->first_seq < p->skip_max_end;
+        dm_mutex_unlock(&p->mu);
+    }
+    int rc = write_rejects(p, b, dl_done, err);
+    if (p->route) {
+        rc = rc ? rc : route_rows(p, b, may_skip, err);
+        rc = rc ? rc : bound_memory(p, err);
+    } else {
+        rc = rc ? rc : move_rows(p, b, err);
+    }
     if (rc == 0) {
         p->stats.lines += b->n_lines;
         p->stats.rejected += rejects;
@@ -444,10 +911,12 @@ void pl_assemble_run(pl_pipeline *p)
         dm_mutex_unlock(&p->mu);
         pq_err e = {0};
         int rc = assemble(p, b, &e);
-        size_t rg_bytes = p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
+        size_t rg_bytes = open_cur_bytes(p);
         dm_mutex_lock(&p->mu);
         if (rc != 0)
             pl_fail(p, &e);
+        else if (b->marker == PL_MARK_NONE)
+            p->assembled = p->next_seq;
         p->buffered_input -= b->text.len;
         p->cur_rg_mem = rg_bytes;
         pl_update_buffered(p);

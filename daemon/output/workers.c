@@ -17,6 +17,8 @@
  * batches in the same ordered list, so they never overtake data. */
 #include "pipeline_int.h"
 
+#include "pathkey.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +61,17 @@ static void cleanup(pl_pipeline *p)
         pl_file *f = p->files;
         p->files = f->next_live;
         pq_stream_destroy(f->stream);
+        pl_rowgroup_put(p, f->a.cur_rg);   /* an open file's, not current */
         pl_file_abort(f);
     }
+    if (p->htab != NULL)
+        memset(p->htab, 0, p->hcap * sizeof *p->htab);
+    p->lru_head = p->lru_tail = NULL;
+    p->n_open = 0;
+    if (p->route)
+        dm_set(&dm_counters_global.files_open, 0);
+    p->assembled = p->committed;
+    p->last_rg_rows = 0;
     p->cur_file = NULL;
     pl_rowgroup_put(p, p->cur_rg);
     p->cur_rg = NULL;
@@ -421,7 +432,29 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
     size_t off = 0;
     if (p->file_name == NULL && pt_parse(p->tmpl, &p->tpl, &off, err) != 0)
         return pq_err_prefix(err, err->code, "output path, offset %zu", off);
-    p->period_s = p->file_name == NULL ? pt_dir_period(&p->tpl) : 0;
+    p->route = p->file_name == NULL && p->tpl.n_fields > 0;
+    /* Routed records: the key holds the directories' time, so a file
+     * never needs to close for its period. */
+    p->period_s = p->file_name == NULL && !p->route ? pt_dir_period(&p->tpl) : 0;
+    if (p->route) {
+        const uint32_t max = cfg->max_open_files ? cfg->max_open_files : 256;
+        for (p->hcap = 16; p->hcap < 2 * (size_t)max; p->hcap *= 2)
+            ;
+        if ((p->htab = calloc(p->hcap, sizeof *p->htab)) == NULL)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+        int rc = 0;
+        dm_mutex_lock(&p->mu);   /* no worker yet, but the skip list is the lock's */
+        for (size_t i = 0; rc == 0 && i < cfg->n_published; i++) {
+            const sp_range *r = &cfg->published[i];
+            rc = pl_skip_add(p, r->key, r->first, r->end, cfg->first_seq);
+        }
+        p->dl_done = cfg->dl_done;
+        dm_mutex_unlock(&p->mu);
+        if (rc != 0)
+            return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    }
+    p->cfg.published = NULL;
+    p->cfg.n_published = 0;
     p->store = cfg->store;
     if (p->store == NULL && st_local_new(&p->own_store, p->out_dir, err) != 0)
         return PQ_ENOMEM;
@@ -444,6 +477,8 @@ static int start_workers(pl_pipeline *p, pq_err *err)
         if ((wk->scratch = pq_encoded_new()) == NULL)
             return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
         int rc = sh_shredder_new(&wk->sh, p->cfg.schema, err);
+        if (rc == 0 && p->route)
+            rc = pk_new(&wk->pk, &p->tpl, err);
         if (rc != 0)
             return rc;
     }
@@ -468,7 +503,7 @@ int pl_new(pl_pipeline **out, const pl_config *cfg, const pl_callbacks *cb, pq_e
     pthread_cond_init(&p->done_cv, NULL);
     if (cb != NULL)
         p->cb = *cb;
-    p->committed = p->next_seq = p->expect_seq = cfg->first_seq;
+    p->committed = p->next_seq = p->expect_seq = p->assembled = cfg->first_seq;
     atomic_store(&p->file_seq, cfg->file_seq);
     p->pid = (long)getpid();
     int rc = copy_config(p, cfg, err);
@@ -496,6 +531,10 @@ void pl_destroy(pl_pipeline *p)
         if (p->workers[i].started)
             pthread_join(p->workers[i].thread, NULL);
         sh_shredder_destroy(p->workers[i].sh);
+        pk_free(p->workers[i].pk);
+        pq_buf_free(&p->workers[i].ktab);
+        pq_buf_free(&p->workers[i].kgroups);
+        pq_buf_free(&p->workers[i].korder);
         vs_state_free(&p->workers[i].vs);
         pq_encoded_destroy(p->workers[i].scratch);
     }
@@ -504,6 +543,11 @@ void pl_destroy(pl_pipeline *p)
     cleanup(p);
     dm_mutex_unlock(&p->mu);
     pl_pools_free(p);
+    pq_rowgroup_destroy(p->discard);
+    free(p->htab);
+    for (size_t i = 0; i < p->n_skip; i++)
+        free(p->skip[i].key);
+    free(p->skip);
     for (size_t i = 0; i < p->n_finished; i++)
         st_free(pl_finished_file(&p->finished[i]));
     free(p->finished);

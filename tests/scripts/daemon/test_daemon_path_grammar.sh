@@ -6,8 +6,8 @@
 # --config`, which loads the same configuration). Each row of the table is
 # tried with both; an accepted template must also start the daemon (ready,
 # then SIGTERM, exit 0) and name the file `parqd convert` writes (read back
-# with DuckDB). {{FIELD}}s parse (their errors are in the table)
-# but are refused until records are routed to many files by their values.
+# with DuckDB). {{FIELD}}s parse (their errors are in the table), and a
+# record without the field lands under __HIVE_DEFAULT_PARTITION__.
 #
 #   bash test_daemon_path_grammar.sh BUILD_DIR [TESTDATA_DIR]
 #
@@ -23,8 +23,8 @@ lib_init test_daemon_path_grammar
 TABLE=$(cat <<'EOF'
 dt=%Y-%m-%d/hour=%H/{host}-{pid}-{seq}.parquet|ok
 x/%F/{uuid}.parquet|ok
-service={{service}}/dt=%Y-%m-%d/hour=%H/{host}-{seq}.parquet|18|\{\{service\}\}: routing records to files by their fields is not in this build yet
-i={{_index}}/p={{/id.orig_h/a~1b}}/{uuid}.parquet|12|\{\{_index\}\}: routing records
+service={{service}}/dt=%Y-%m-%d/hour=%H/{host}-{seq}.parquet|ok
+i={{_index}}/p={{/id.orig_h/a~1b}}/{uuid}.parquet|ok
 ..a/b../.../{seq}.parquet|ok
 100%%/{seq}.parquet|ok
 {{svc}/{seq}|10|'\{\{' without a closing '\}\}'

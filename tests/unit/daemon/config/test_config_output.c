@@ -54,8 +54,10 @@ static void test_output_values(void **state)
          "  row_group: {max_bytes: 64MiB,  max_rows: 1000000, max_age: 60s}\n"
          "  page:      {max_bytes: 1MiB, version: 2, crc: true}\n"
          "  compression: lz4_raw\n"
-         "  statistics: false\n", &c);
+         "  statistics: false\n"
+         "  max_open_files: 40\n", &c);
     assert_string_equal(c.output.dir, "/var/lib/parqd/out");
+    assert_int_equal(c.output.max_open_files, 40);
     assert_string_equal(c.output.path, "dt=%Y-%m-%d/hour=%H/{host}-{pid}-{seq}.parquet");
     assert_int_equal(c.output.rotate.max_age_ms, 300000);
     assert_int_equal(c.output.codec, PQ_CODEC_LZ4_RAW);
@@ -69,6 +71,7 @@ static void test_output_partial_roll_keeps_defaults(void **state)
     cf_config c;
     load("output:\n  rotate: {max_age: 1h}\n", &c);
     assert_int_equal(c.output.rotate.max_age_ms, 3600000);
+    assert_int_equal(c.output.max_open_files, CF_MAX_OPEN_FILES_DEFAULT);
     assert_int_equal(c.output.rotate.max_bytes, 256u << 20);
     cf_config_free(&c);
 }
@@ -106,6 +109,8 @@ static void test_output_errors(void **state)
                  "c.yaml:2:26: output.statistics.truncate: 0 is out of range 1..2147483647");
     assert_error("output:\n  dictionary: {max_bytes: 0}\n",
                  "c.yaml:2:27: output.dictionary.max_bytes: must be at least 1");
+    assert_error("output:\n  max_open_files: 0\n",
+                 "c.yaml:2:19: output.max_open_files: 0 is out of range 1..65536");
     assert_error("output:\n  page_index: yes\n",
                  "c.yaml:2:15: output.page_index: expected true or false, found 'yes'");
     assert_error("output:\n  rotation: {max_age: 5m}\n",

@@ -69,6 +69,23 @@ static void test_config_s3_errors_name_the_place(void **state)
                  "secret_access_key_file");
     assert_error("output:\n  s3: {bucket: logs, buckets: x}\n",
                  "c.yaml:2:22: output.s3: unknown key 'buckets' (did you mean 'bucket'?)");
+    /* partitioned: 256 open files x 3 parts of 16MiB do not fit 512MiB */
+    assert_error("output:\n  s3: {bucket: logs}\n  path: \"s={{svc}}/{seq}.parquet\"\n",
+                 "c.yaml:2:3: output.max_open_files: 256 open S3 files may hold 3 parts of "
+                 "output.s3.part_size (16 MiB) each, 12288 MiB, more than "
+                 "limits.max_buffered_bytes (512 MiB): lower max_open_files or part_size, or "
+                 "raise the limit");
+    assert_error("output:\n  s3: {bucket: logs, part_size: 5MiB}\n"
+                 "  path: \"s={{svc}}/{seq}.parquet\"\n  max_open_files: 40\n",
+                 "c.yaml:4:19: output.max_open_files: 40 open S3 files may hold 3 parts of "
+                 "output.s3.part_size (5 MiB) each, 600 MiB, more than "
+                 "limits.max_buffered_bytes (512 MiB): lower max_open_files or part_size, or "
+                 "raise the limit");
+    cf_config c;
+    load("output:\n  s3: {bucket: logs, part_size: 5MiB}\n"
+         "  path: \"s={{svc}}/{seq}.parquet\"\n  max_open_files: 30\n", &c);
+    assert_true(c.output.partitioned);
+    cf_config_free(&c);
 }
 
 static void test_config_s3_path_may_not_differ_between_runs(void **state)

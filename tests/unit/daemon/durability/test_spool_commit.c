@@ -157,6 +157,101 @@ static void test_spool_intent_rejects_seqs_outside_the_spool(void **state)
     sp_close(s);
 }
 
+/* ---- partitioned output: published ranges by key (format 2) ------------------------ */
+
+static void expect_ranges(sp_spool *s, const char *want, uint64_t want_dl)
+{
+    pq_err err = {0};
+    sp_range *r = NULL;
+    size_t n = 0;
+    uint64_t dl = 0;
+    assert_int_equal(sp_published_ranges(s, &r, &n, &dl, &err), 0);
+    char got[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%s:%llu-%llu", i ? " " : "",
+                                r[i].key, (unsigned long long)r[i].first,
+                                (unsigned long long)r[i].end);
+    assert_string_equal(got, want);
+    assert_int_equal(dl, want_dl);
+    sp_ranges_free(r, n);
+}
+
+/* Files of keys a and b open at once: a's published range stays above the
+ * watermark (b is still open from seq 2), is dropped once the watermark
+ * passes it, and a pending intent settles into a range across a crash. */
+static void test_spool_published_ranges_by_key(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    char final_path[700];
+    snprintf(final_path, sizeof final_path, "%s/a-2.parquet", root);
+    sp_spool *s = open_ok(100, NULL);
+    for (int i = 0; i < 3; i++) {
+        append_seq_lines(s, 3);
+        flush_ok(s);                             /* 1..3, 4..6, 7..9 */
+    }
+    /* a: [1, 5) published while b is open from 2 */
+    assert_int_equal(sp_checkpoint_intent_range(s, "/x/a-1.parquet", "svc=a/", 1, 5, &err), 0);
+    assert_int_equal(sp_checkpoint_commit_range(s, "svc=a/", 1, 5, 2, 3, &err), 0);
+    assert_int_equal(sp_committed(s), 2);
+    expect_ranges(s, "svc=a/:1-5", 3);
+    /* seqs outside the window are a caller bug */
+    assert_int_equal(sp_checkpoint_commit_range(s, "k", 1, 5, 3, 0, &err), PQ_EINVAL);
+    assert_int_equal(sp_checkpoint_commit_range(s, "k", 3, 11, 3, 0, &err), PQ_EINVAL);
+    assert_int_equal(sp_checkpoint_commit_range(s, "k", 3, 5, 1, 0, &err), PQ_EINVAL);
+    /* b: [2, 8) published, nothing else open: the watermark moves to 8,
+     * a's range is below it and goes */
+    assert_int_equal(sp_checkpoint_commit_range(s, "svc=b/", 2, 8, 8, 8, &err), 0);
+    assert_int_equal(sp_committed(s), 8);
+    expect_ranges(s, "", 8);
+    char names[200];
+    segments(names, sizeof names);
+    assert_string_equal(names, "7");
+    /* c: [8, 9) published while a's next file is open from 8; then a's
+     * file has its intent written and the process dies */
+    assert_int_equal(sp_checkpoint_commit_range(s, "svc=c/", 8, 9, 8, 9, &err), 0);
+    assert_int_equal(sp_checkpoint_intent_range(s, final_path, "svc=a/", 8, 10, &err), 0);
+    sp_close(s);
+    spit(final_path, "PAR1", 4);                 /* its rename had happened */
+    sp_open_report rep;
+    s = open_ok(100, &rep);
+    assert_non_null(strstr(rep.warning, "had completed"));
+    assert_int_equal(sp_committed(s), 8);
+    expect_ranges(s, "svc=c/:8-9 svc=a/:8-10", 9);
+    sp_close(s);
+    /* settled for good, and read back the same */
+    unlink(final_path);
+    s = open_ok(100, &rep);
+    assert_string_equal(rep.warning, "");
+    expect_ranges(s, "svc=c/:8-9 svc=a/:8-10", 9);
+    /* a format 1 commit keeps the ranges above its watermark */
+    assert_int_equal(sp_checkpoint_commit(s, 9, &err), 0);
+    expect_ranges(s, "svc=a/:8-10", 9);
+    sp_close(s);
+}
+
+/* An intent of a key whose file never appeared: dropped, and the ranges
+ * already published stay. */
+static void test_spool_range_intent_without_the_file_is_dropped(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    sp_spool *s = open_ok(0, NULL);
+    append_seq_lines(s, 6);
+    flush_ok(s);
+    assert_int_equal(sp_checkpoint_commit_range(s, "k=1/", 2, 4, 1, 0, &err), 0);
+    assert_int_equal(sp_checkpoint_intent_range(s, "/nonexistent/k=2/f.parquet", "k=2/", 1, 6,
+                                                &err), 0);
+    sp_close(s);
+    sp_open_report rep;
+    s = open_ok(0, &rep);
+    assert_non_null(strstr(rep.warning, "had not completed"));
+    assert_int_equal(sp_committed(s), 1);
+    expect_ranges(s, "k=1/:2-4", 0);
+    sp_close(s);
+}
+
 /* ---- a corrupt checkpoint ---------------------------------------------------------- */
 
 static void test_spool_corrupt_checkpoint_is_an_error(void **state)
@@ -237,6 +332,8 @@ int main(void)
         T(test_spool_intent_with_the_final_file_present_counts_as_committed),
         T(test_spool_intent_without_the_final_file_is_dropped),
         T(test_spool_intent_rejects_seqs_outside_the_spool),
+        T(test_spool_published_ranges_by_key),
+        T(test_spool_range_intent_without_the_file_is_dropped),
         T(test_spool_corrupt_checkpoint_is_an_error),
         T(test_spool_corrupt_checkpoint_without_segments_is_ignored),
 #undef T

@@ -495,6 +495,92 @@ static void test_pipeline_files_split_where_the_directories_time_changes(void **
     assert_int_equal(rg[0].max, 1999);
 }
 
+/* ---- partitioned output ------------------------------------------------------ */
+
+typedef struct range_rec {
+    char key[64];
+    uint64_t first, end, watermark, rows;
+} range_rec;
+
+static range_rec ranges[256];
+static size_t n_ranges;
+
+static void on_published_range(void *user, const char *path, const char *key, uint64_t first,
+                               uint64_t end, uint64_t watermark, uint64_t dl_done, uint64_t rows,
+                               uint64_t bytes)
+{
+    (void)user;
+    (void)bytes;
+    (void)dl_done;
+    assert_true(n_ranges < 256);
+    assert_non_null(strstr(path, key[0] == 'k' ? "/s=k" : "/s=")); /* under its own value */
+    range_rec *r = &ranges[n_ranges++];
+    snprintf(r->key, sizeof r->key, "%s", key);
+    r->first = first;
+    r->end = end;
+    r->watermark = watermark;
+    r->rows = rows;
+}
+
+/* Lines in runs of 10 over 3 values with max_open_files 2: a third value
+ * in a batch closes the least recently written file. Each published file is one
+ * key's range: ranges of a key do not overlap, the watermark never passes
+ * a file still to be published nor goes back, and the rows add up. */
+static void test_pipeline_routes_by_field_with_max_open_files(void **state)
+{
+    fixture *f = *state;
+    pq_err e = {0};
+    char out[96];
+    snprintf(out, sizeof out, "%s/out", f->dir);
+    pl_config pc = {.schema = f->cf.schema, .writer = &f->wopts, .out_dir = out,
+                    .path_template = "s={{s}}/{seq}.parquet", .publish = PL_PUBLISH_EACH,
+                    .dead_letters = &f->dl, .workers = 2, .first_seq = 1, .host = "test",
+                    .max_line_bytes = 1 << 20, .max_open_files = 2};
+    pl_callbacks cb = {.user = f, .on_published_range = on_published_range,
+                       .on_failure = on_failure};
+    n_ranges = 0;
+    uint64_t before = dm_get(&dm_counters_global.files_closed[DM_CLOSE_MAX_OPEN]);
+    pl_pipeline *p = NULL;
+    if (pl_new(&p, &pc, &cb, &e) != 0)
+        fail_msg("pl_new: %s", e.msg);
+    const uint64_t N = 600;
+    for (uint64_t id = 1; id <= N;) {
+        pl_batch *b = pl_batch_get(p);
+        assert_non_null(b);
+        pl_batch_reset(b, id);
+        for (uint64_t k = 0; k < 37 && id <= N; k++, id++) {
+            char line[64];
+            int len = snprintf(line, sizeof line, "{\"i\":%" PRIu64 ",\"s\":\"k%" PRIu64 "\"}",
+                               id, id / 10 % 3);
+            assert_int_equal(pl_batch_add(b, "test:src", line, (size_t)len, (uint64_t)len,
+                                          false, 1700000000000000, id), 0);
+        }
+        pl_submit(p, b);
+    }
+    pl_close_files(p);
+    assert_int_equal(pl_drain(p, NULL), 0);
+    pl_destroy(p);
+    assert_int_equal(f->failures, 0);
+    /* batches of 37 lines touch 3 or 4 runs: about one close a batch */
+    assert_true(dm_get(&dm_counters_global.files_closed[DM_CLOSE_MAX_OPEN]) - before >= 10);
+    uint64_t rows = 0, last_w = 0;
+    for (size_t i = 0; i < n_ranges; i++) {
+        const range_rec *r = &ranges[i];
+        rows += r->rows;
+        assert_true(r->first < r->end && r->watermark >= last_w);
+        last_w = r->watermark;
+        for (size_t j = 0; j < n_ranges; j++) {
+            if (j == i || strcmp(ranges[j].key, r->key) != 0)
+                continue;
+            assert_true(ranges[j].end <= r->first || ranges[j].first >= r->end);
+            if (j > i)               /* published later: not below this watermark */
+                assert_true(ranges[j].first >= r->watermark);
+        }
+    }
+    assert_int_equal(rows, N);
+    assert_int_equal(last_w, N + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -512,6 +598,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(
             test_pipeline_files_split_where_the_directories_time_changes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pipeline_routes_by_field_with_max_open_files,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

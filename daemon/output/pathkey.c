@@ -1,0 +1,228 @@
+/* pathkey.c - a record's {{FIELD}} values and partition key (pathkey.h):
+ * one SAX pass over the line (json.h) that follows only the members the
+ * template's paths name.
+ *
+ * Thread: an extractor is used by one thread at a time. */
+#include "pathkey.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "json.h"
+
+#define PK_DEPTH (JSON_DEFAULT_MAX_DEPTH + 2)
+
+/* Where a field's value is: in the line, in own (string values, which the
+ * parser may unescape into a buffer it reuses), or a literal. */
+typedef struct pk_slot {
+    const char *p;               /* line or literal; NULL with own_len: in own */
+    size_t len;
+    size_t own_off;
+    bool in_own;
+} pk_slot;
+
+struct pk_extractor {
+    const pt_template *t;
+    json_parser jp;
+    pq_buf own;
+    const char *line;
+    size_t depth;
+    /* Bit f: field f's path matches the members open so far at this depth
+     * (live), and the current member's key at this depth too (cur). */
+    uint32_t live[PK_DEPTH], cur[PK_DEPTH];
+    uint32_t found;              /* fields whose first value was seen */
+    uint32_t capture;            /* fields taking the container being read */
+    size_t capture_depth, capture_start;
+    pk_slot slot[PT_FIELDS_MAX];
+};
+
+int pk_new(pk_extractor **out, const pt_template *t, pq_err *err)
+{
+    pk_extractor *x = calloc(1, sizeof *x);
+    if (x == NULL || json_parser_init(&x->jp, 0) != 0) {
+        free(x);
+        return pq_err_set(err, PQ_ENOMEM, "partition key: out of memory");
+    }
+    x->t = t;
+    pq_buf_init(&x->own);
+    *out = x;
+    return 0;
+}
+
+void pk_free(pk_extractor *x)
+{
+    if (x == NULL)
+        return;
+    json_parser_free(&x->jp);
+    pq_buf_free(&x->own);
+    free(x);
+}
+
+/* Fields whose path ends at this depth's current member. */
+static uint32_t ending_here(const pk_extractor *x)
+{
+    uint32_t m = 0, c = x->cur[x->depth];
+    for (size_t f = 0; c != 0 && f < x->t->n_fields; f++)
+        if ((c >> f & 1u) && x->t->fields[f].n_keys == x->depth)
+            m |= 1u << f;
+    return m & ~x->found;
+}
+
+static void take(pk_extractor *x, uint32_t m, const char *p, size_t len, bool own, size_t off)
+{
+    for (size_t f = 0; m != 0 && f < x->t->n_fields; f++) {
+        if (!(m >> f & 1u))
+            continue;
+        x->slot[f] = (pk_slot){.p = p, .len = len, .in_own = own, .own_off = off};
+        x->found |= 1u << f;
+    }
+}
+
+static int on_key(void *u, const char *s, size_t len)
+{
+    pk_extractor *x = u;
+    const size_t d = x->depth;
+    uint32_t m = 0, live = x->live[d];
+    for (size_t f = 0; live != 0 && f < x->t->n_fields; f++) {
+        const pt_field *fl = &x->t->fields[f];
+        if ((live >> f & 1u) && fl->n_keys >= d && strlen(fl->keys[d - 1]) == len &&
+            memcmp(fl->keys[d - 1], s, len) == 0)
+            m |= 1u << f;
+    }
+    x->cur[d] = m;
+    return 0;
+}
+
+static int scalar(pk_extractor *x, const char *p, size_t len)
+{
+    if (x->depth > 0)
+        take(x, ending_here(x), p, len, false, 0);
+    return 0;
+}
+
+static int on_string(void *u, const char *s, size_t len)
+{
+    pk_extractor *x = u;
+    uint32_t m = x->depth > 0 ? ending_here(x) : 0;
+    if (m == 0)
+        return 0;
+    size_t off = x->own.len;
+    if (pq_buf_append(&x->own, s, len) != 0)
+        return PQ_ENOMEM;
+    take(x, m, NULL, len, true, off);
+    return 0;
+}
+
+static int on_number(void *u, const json_number *n)
+{
+    return scalar(u, n->raw, n->len);
+}
+
+static int on_bool(void *u, bool v)
+{
+    return scalar(u, v ? "true" : "false", v ? 4 : 5);
+}
+
+static int on_null(void *u)
+{
+    pk_extractor *x = u;
+    if (x->depth > 0)
+        take(x, ending_here(x), NULL, 0, false, 0);   /* found: missing */
+    return 0;
+}
+
+static int begin(pk_extractor *x, bool object)
+{
+    const size_t d = x->depth;
+    if (d + 1 >= PK_DEPTH)
+        return PQ_ELIMIT;
+    uint32_t inside = 0;
+    if (d == 0) {
+        for (size_t f = 0; object && f < x->t->n_fields; f++)
+            if (!x->t->fields[f].index)
+                inside |= 1u << f;
+    } else {
+        uint32_t m = ending_here(x);
+        if (m != 0 && x->capture == 0) {
+            x->capture = m;
+            x->capture_depth = d + 1;
+            x->capture_start = json_parser_offset(&x->jp);
+        }
+        for (size_t f = 0; object && f < x->t->n_fields; f++)
+            if ((x->cur[d] >> f & 1u) && x->t->fields[f].n_keys > d)
+                inside |= 1u << f;
+    }
+    x->depth = d + 1;
+    x->live[d + 1] = inside;
+    x->cur[d + 1] = 0;
+    return 0;
+}
+
+static int end(pk_extractor *x)
+{
+    if (x->capture != 0 && x->depth == x->capture_depth) {
+        size_t at = json_parser_offset(&x->jp);
+        take(x, x->capture & ~x->found, x->line + x->capture_start, at + 1 - x->capture_start,
+             false, 0);
+        x->capture = 0;
+    }
+    x->depth--;
+    return 0;
+}
+
+static int on_begin_object(void *u) { return begin(u, true); }
+static int on_begin_array(void *u) { return begin(u, false); }
+static int on_end(void *u) { return end(u); }
+
+static const json_handler handler = {
+    .begin_object = on_begin_object, .key = on_key, .end_object = on_end,
+    .begin_array = on_begin_array, .end_array = on_end, .string = on_string,
+    .number = on_number, .boolean = on_bool, .null = on_null,
+};
+
+int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
+              size_t index_len, pt_value *values, pq_err *err)
+{
+    const pt_template *t = x->t;
+    pq_buf_reset(&x->own);
+    memset(x->slot, 0, sizeof x->slot);
+    x->line = line;
+    x->depth = 0;
+    x->found = x->capture = 0;
+    x->live[0] = x->cur[0] = 0;
+    pq_err e = {0};
+    int rc = json_parse_line(&x->jp, line, len, &handler, x, &e);
+    if (rc == PQ_ENOMEM)
+        return pq_err_set(err, PQ_ENOMEM, "partition key: out of memory");
+    if (rc != 0)
+        memset(x->slot, 0, sizeof x->slot);   /* not a record: every field missing */
+    for (size_t f = 0; f < t->n_fields; f++) {
+        const pk_slot *s = &x->slot[f];
+        if (t->fields[f].index)
+            values[f] = (pt_value){.p = index, .len = index ? index_len : 0};
+        else if (s->in_own)
+            values[f] = (pt_value){.p = (const char *)x->own.data + s->own_off, .len = s->len};
+        else
+            values[f] = (pt_value){.p = s->p, .len = s->p ? s->len : 0};
+    }
+    return 0;
+}
+
+int pk_key(const pt_template *t, const pt_value *values, time_t when, char *out, size_t cap,
+           pq_err *err)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return pq_err_set(err, PQ_ELIMIT, "partition key: no room");
+    for (size_t f = 0; f < t->n_fields; f++) {
+        size_t w = pt_hive_escape(values[f].p, values[f].len, out + n, cap - n);
+        if (w + 1 >= cap - n)
+            return pq_err_set(err, PQ_ELIMIT, "partition key: longer than %zu bytes", cap - 1);
+        n += w;
+        out[n++] = '/';
+        out[n] = '\0';
+    }
+    return pt_dir_time_key(t, when, out + n, cap - n, err);
+}

@@ -1,0 +1,93 @@
+// part_check.mjs - the verdict of the partitioned kill -9 loop
+// (test_daemon_partition_crash.sh): after crashes and restarts on one spool
+// and output directory with output.path "service={{svc}}/dt=%Y-%m-%d/
+// hour=%H/...",
+//   - no temporary files; DuckDB reads the layout with hive_partitioning,
+//   - every output row was sent, exactly as sent (part_stream.mjs lineFor),
+//   - no id appears twice,
+//   - every line ever in a spool snapshot (or in a file published at a
+//     snapshot) is in the final output,
+//   - every row lies under the path its own values render: service = its
+//     svc (NULL, i.e. __HIVE_DEFAULT_PARTITION__, when it has none), dt and
+//     hour = its _ingest_ts (UTC),
+//   - a filter on service reads only that partition's files (EXPLAIN
+//     ANALYZE "Total Files Read"), for a plain value and for "a/b= c".
+//
+//   node part_check.mjs --out DIR --state SENDER_STATE --snap-lines FILE
+import fs from 'node:fs';
+import { listParquet, tempFiles, query, sqlStr } from './pq.mjs';
+import { parseArgs } from './prng.mjs';
+import { lineFor, svcOf } from './part_stream.mjs';
+
+const o = parseArgs(process.argv.slice(2));
+let failed = 0;
+const pass = n => console.log(`PASS ${n}`);
+const fail = (n, why) => { failed++; console.log(`FAIL ${n}${why ? `: ${why}` : ''}`); };
+const check = (n, cond, why) => (cond ? pass(n) : fail(n, why));
+
+const sentBelow = JSON.parse(fs.readFileSync(o.state, 'utf8')).next;
+const tmps = tempFiles(o.out);
+check('no temporary files left', tmps.length === 0, tmps.slice(0, 3).join(' '));
+const files = listParquet(o.out);
+// A glob, not a list: DuckDB prunes (and counts) files by the glob's
+// directories only.
+const SRC = `read_parquet(${sqlStr(`${o.out}/**/*.parquet`)}, hive_partitioning = true)`;
+const rows = await query(`SELECT CAST(variant_extract(event, 'id') AS BIGINT) AS id,
+    CAST(variant_extract(event, 'svc') AS VARCHAR) AS svc,
+    CAST(variant_extract(event, 'pad') AS VARCHAR) AS pad, service, CAST(dt AS VARCHAR) AS dt,
+    CAST(hour AS VARCHAR) AS hour, strftime(_ingest_ts AT TIME ZONE 'UTC', '%Y-%m-%d') AS idt,
+    strftime(_ingest_ts AT TIME ZONE 'UTC', '%H') AS ihour FROM ${SRC}`);
+const seen = new Map();
+const foreign = [], misplaced = [];
+for (const r of rows) {
+  const id = Number(r.id);
+  const line = { id, ...(r.svc === null ? {} : { svc: r.svc }), pad: r.pad };
+  if (!Number.isSafeInteger(id) || id < 1 || id >= sentBelow || JSON.stringify(line) !== lineFor(id)) {
+    foreign.push(JSON.stringify(r));
+    continue;
+  }
+  seen.set(id, (seen.get(id) || 0) + 1);
+  if (r.service !== (svcOf(id) ?? null) || r.dt !== r.idt || Number(r.hour) !== Number(r.ihour))
+    misplaced.push(JSON.stringify(r));
+}
+check(`every output row was sent, exactly as sent (${rows.length} rows in ${files.length} files)`,
+      foreign.length === 0, `${foreign.length} not sent, e.g. ${String(foreign[0]).slice(0, 200)}`);
+const dups = [...seen].filter(([, n]) => n > 1);
+check('no line appears twice', dups.length === 0,
+      `${dups.length} ids more than once, e.g. ${dups.slice(0, 5).map(([i, n]) => `${i} x${n}`).join(', ')}`);
+check('every row lies under the path its own values render (service = svc, dt/hour = _ingest_ts)',
+      misplaced.length === 0, `${misplaced.length}, e.g. ${String(misplaced[0]).slice(0, 300)}`);
+
+const snapIds = new Set();
+const badSnap = [];
+for (const l of fs.readFileSync(o['snap-lines'], 'utf8').split('\n')) {
+  if (!l) continue;
+  let id = null;
+  try { id = JSON.parse(l).id; } catch { /* below */ }
+  if (!Number.isSafeInteger(id) || lineFor(id) !== l) badSnap.push(l);
+  else snapIds.add(id);
+}
+check('every spooled line is one the sender sent', badSnap.length === 0,
+      `${badSnap.length}, e.g. ${String(badSnap[0]).slice(0, 200)}`);
+const lost = [...snapIds].filter(id => !seen.has(id));
+check(`every line spooled before a kill is in the final output (${snapIds.size})`, lost.length === 0,
+      `${lost.length} lost, e.g. ids ${lost.slice(0, 10).join(', ')}`);
+
+const values = new Set(rows.map(r => r.service));
+const noField = rows.filter(r => r.svc === null).length;
+check(`the layout spans many values (${values.size} service values, ${noField} rows without svc)`,
+      values.size >= 100 && values.has(null) && values.has('a/b= c'));
+
+// Pruning: a filter on the partition column reads only its directories' files.
+for (const v of ['a/b= c', [...values].filter(x => x && x !== 'a/b= c').sort()[0]]) {
+  const esc = v.replace(/[\/=]/g, c => (c === '/' ? '%2F' : '%3D'));
+  const own = files.filter(f => f.includes(`/service=${esc}/`)).length;
+  const plan = await query(`EXPLAIN ANALYZE SELECT count(*) FROM ${SRC} WHERE service = ${sqlStr(v)}`);
+  const text = JSON.stringify(plan);
+  const m = /Total Files Read: *(\d+)/.exec(text);
+  check(`a filter on service = '${v}' reads its ${own} files of ${files.length} (Total Files Read: ${m ? m[1] : '?'})`,
+        m && Number(m[1]) === own && own > 0);
+}
+console.log(`counts: ${sentBelow - 1} lines handed to sockets, ${snapIds.size} in spool snapshots, ` +
+  `${rows.length} rows in ${files.length} files, ${seen.size} distinct ids`);
+process.exit(failed ? 1 : 0);

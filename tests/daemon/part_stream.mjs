@@ -1,0 +1,73 @@
+// part_stream.mjs - an endless sender of unique NDJSON lines for the
+// partitioned crash test (test_daemon_partition_crash.sh): line N is
+// {"id":N,"svc":V,"pad":"..."}, a function of N alone (lineFor). Lines come
+// in runs of 10 of one value, the runs' values cycling over 300 (svcOf):
+// one of them is "a/b= c" (a '/', an '=' and a space), and one run in 50
+// has no svc at all. As stream.mjs: about --rate lines a second over one
+// connection at a time, reconnecting every 50 ms while the daemon is gone;
+// SIGTERM ends cleanly.
+//
+//   node part_stream.mjs --target tcp:127.0.0.1:P --state FILE [--rate 1000]
+//
+// FILE gets {"next": N}: every id < N was handed to a socket at least once.
+import fs from 'node:fs';
+import net from 'node:net';
+import { parseTarget, parseArgs, sleep } from './prng.mjs';
+
+export const RUN = 10;
+export const VALUES = 300;
+
+// The run's svc: undefined (no field: one run in 50), or one of VALUES
+// strings, consecutive runs taking values 7 apart (so every value comes
+// once in 300 runs); value 7, the second run's, is "a/b= c". Every fourth
+// run is "hot": its file stays open while others close, so the published
+// files of other values are above the watermark and replay must skip them.
+export function svcOf(id) {
+  const run = Math.floor(id / RUN);
+  if (run % 50 === 3) return undefined;
+  if (run % 4 === 0) return 'hot';     /* stays open: holds the watermark back */
+  const k = (run * 7) % VALUES;
+  if (k === 7) return 'a/b= c';
+  return `svc-${String(k).padStart(3, '0')}`;
+}
+
+export function lineFor(id) {
+  const svc = svcOf(id);
+  const pad = ((id * 2654435761) >>> 0).toString(16).padStart(8, '0');
+  return svc === undefined ? `{"id":${id},"pad":"${pad}"}`
+                           : `{"id":${id},"svc":${JSON.stringify(svc)},"pad":"${pad}"}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const o = parseArgs(process.argv.slice(2), { rate: '1000' });
+  const t = parseTarget(o.target);
+  const perTick = Math.max(1, Math.round(Number(o.rate) / 100));
+  let next = 1, stopping = false, sock = null;
+  const save = () => fs.writeFileSync(o.state, JSON.stringify({ next }));
+  const saver = setInterval(save, 200);
+  process.on('SIGTERM', () => { stopping = true; });
+  while (!stopping) {
+    sock = net.connect(t.path ? { path: t.path } : { host: t.host, port: t.port });
+    let broken = false;
+    sock.on('error', () => { broken = true; });
+    sock.on('close', () => { broken = true; });
+    const up = await new Promise(res => {
+      sock.once('connect', () => res(true));
+      sock.once('error', () => res(false));
+    });
+    if (!up) { await sleep(50); continue; }
+    while (!stopping && !broken) {
+      const batch = [];
+      for (let i = 0; i < perTick; i++) batch.push(lineFor(next + i));
+      next += perTick;
+      if (!sock.write(batch.join('\n') + '\n'))
+        await new Promise(res => { sock.once('drain', res); sock.once('close', res); });
+      await sleep(10);
+    }
+    if (broken) { sock.destroy(); await sleep(50); }
+  }
+  if (sock) await new Promise(res => { sock.end(res); setTimeout(res, 2000); });
+  clearInterval(saver);
+  save();
+  process.exit(0);
+}

@@ -1,0 +1,139 @@
+/* test_pathkey.c - a record's {{FIELD}} values and partition key
+ * (daemon/output/pathkey.c): dotted paths and JSON Pointers, every kind of
+ * value, missing and null, the first of repeated keys, _index, escaped
+ * values in the key, and the directories' time. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pathkey.h"
+
+/* 2024-02-29T23:59:58Z */
+static const time_t T = 1709251198;
+
+typedef struct fx {
+    pt_template t;
+    pk_extractor *x;
+    pt_value v[PT_FIELDS_MAX];
+    char key[PK_KEY_MAX];
+} fx;
+
+static void setup(fx *f, const char *tmpl)
+{
+    size_t off = 0;
+    pq_err e = {0};
+    if (pt_parse(tmpl, &f->t, &off, &e) != 0)
+        fail_msg("%s: %s", tmpl, e.msg);
+    assert_int_equal(pk_new(&f->x, &f->t, &e), 0);
+}
+
+static void teardown(fx *f)
+{
+    pk_free(f->x);
+    pt_free(&f->t);
+}
+
+static const char *key_of(fx *f, const char *line, const char *index, time_t when)
+{
+    pq_err e = {0};
+    assert_int_equal(pk_values(f->x, line, strlen(line), index, index ? strlen(index) : 0, f->v,
+                               &e), 0);
+    if (pk_key(&f->t, f->v, when, f->key, sizeof f->key, &e) != 0)
+        fail_msg("%s: %s", line, e.msg);
+    return f->key;
+}
+
+static void want_value(const pt_value *v, const char *want)
+{
+    if (want == NULL) {
+        assert_null(v->p);
+        return;
+    }
+    assert_non_null(v->p);
+    assert_int_equal(v->len, strlen(want));
+    assert_memory_equal(v->p, want, v->len);
+}
+
+static void test_values_of_every_kind(void **state)
+{
+    (void)state;
+    fx f;
+    setup(&f, "svc={{svc}}/pod={{k8s.pod}}/x={{/a.b}}/{seq}.parquet");
+    key_of(&f, "{\"svc\":\"api\",\"k8s\":{\"pod\":\"p-1\",\"n\":2},\"a.b\":12.5}", NULL, T);
+    want_value(&f.v[0], "api");
+    want_value(&f.v[1], "p-1");
+    want_value(&f.v[2], "12.5");
+    key_of(&f, "{\"svc\":true,\"k8s\":{\"pod\":{\"x\":[1, {\"y\":2}]}},\"a.b\":null}", NULL, T);
+    want_value(&f.v[0], "true");
+    want_value(&f.v[1], "{\"x\":[1, {\"y\":2}]}");
+    want_value(&f.v[2], NULL);
+    /* escapes in a string value; a key repeated: its first value */
+    key_of(&f, "{\"svc\":\"a\\/b \\u00e9\",\"svc\":\"z\",\"k8s\":[{\"pod\":1}]}", NULL, T);
+    want_value(&f.v[0], "a/b \xc3\xa9");
+    want_value(&f.v[1], NULL);             /* arrays are not walked */
+    /* nested objects at another path do not match */
+    key_of(&f, "{\"x\":{\"svc\":\"no\"},\"k8s\":{\"k8s\":{\"pod\":\"no\"}},\"svc\":[1,2]}", NULL,
+           T);
+    want_value(&f.v[0], "[1,2]");
+    want_value(&f.v[1], NULL);
+    /* not JSON (the shredder rejects it): every field missing */
+    key_of(&f, "{\"svc\":\"api\",", NULL, T);
+    want_value(&f.v[0], NULL);
+    teardown(&f);
+}
+
+static void test_key_escapes_and_time(void **state)
+{
+    (void)state;
+    fx f;
+    setup(&f, "idx={{_index}}/svc={{svc}}/dt=%Y-%m-%d/h=%H/{host}-{seq}-%M.parquet");
+    assert_string_equal(key_of(&f, "{\"svc\":\"a/b= c\"}", "logs-1", T),
+                        "logs-1/a%2Fb%3D c/2024/02/29/23/");
+    assert_string_equal(key_of(&f, "{\"other\":1}", NULL, T),
+                        "__HIVE_DEFAULT_PARTITION__/__HIVE_DEFAULT_PARTITION__/2024/02/29/23/");
+    /* the file name's %M only stamps the file: the same key a minute on */
+    assert_string_equal(key_of(&f, "{\"svc\":\"\"}", "i", T + 60 * 59 + 1),
+                        "i/__HIVE_DEFAULT_PARTITION__/2024/03/01/00/");
+    teardown(&f);
+}
+
+static void test_key_without_fields(void **state)
+{
+    (void)state;
+    fx f;
+    setup(&f, "{host}-{seq}.parquet");
+    assert_string_equal(key_of(&f, "{\"svc\":1}", NULL, T), "");
+    teardown(&f);
+}
+
+static void test_key_too_long(void **state)
+{
+    (void)state;
+    fx f;
+    setup(&f, "{{v}}/{seq}.parquet");
+    static char line[3 * PK_KEY_MAX];
+    size_t n = (size_t)snprintf(line, sizeof line, "{\"v\":\"");
+    memset(line + n, '/', PK_KEY_MAX / 2);       /* escapes to 3 bytes each */
+    n += PK_KEY_MAX / 2;
+    memcpy(line + n, "\"}", 3);
+    pq_err e = {0};
+    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, f.v, &e), 0);
+    assert_int_equal(pk_key(&f.t, f.v, T, f.key, sizeof f.key, &e), PQ_ELIMIT);
+    teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values_of_every_kind),
+        cmocka_unit_test(test_key_escapes_and_time),
+        cmocka_unit_test(test_key_without_fields),
+        cmocka_unit_test(test_key_too_long),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
