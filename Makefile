@@ -159,7 +159,7 @@ unit-asan: deps-s3 deps-rsyslog build-asan npm
 # suppression and why.
 TSAN_SCRIPTS := test_convert_workers test_daemon_e2e test_daemon_crash test_daemon_reload \
   test_daemon_tls test_daemon_checkpoint_hold test_daemon_spool_lock test_s3_crash \
-  test_daemon_http_crash
+  test_daemon_http_crash test_daemon_partition_crash
 # ctest -R takes one regex: the names joined by "|" (a line continuation
 # would leave a space in it, and " test_x" matches no test).
 empty :=
