@@ -54,8 +54,10 @@ size_t pt_hive_escape(const char *v, size_t len, char *out, size_t cap)
 {
     size_t n = 0;
     char tmp[4];
-    if (v == NULL || len == 0)
-        return (size_t)snprintf(out, cap, "%s", PT_HIVE_DEFAULT);
+    if (v == NULL || len == 0) {       /* no escape applies to the default */
+        v = PT_HIVE_DEFAULT;
+        len = sizeof PT_HIVE_DEFAULT - 1;
+    }
     /* "." and ".." would name the directory or its parent: escaped (Hive
      * does not, having no such value in its paths). */
     bool dots = (len == 1 && v[0] == '.') || (len == 2 && v[0] == '.' && v[1] == '.');
