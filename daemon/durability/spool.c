@@ -446,6 +446,25 @@ int sp_checkpoint_intent(sp_spool *s, const char *final_path, uint64_t end, pq_e
     return rc;
 }
 
+/* c (built by copy_ranges; rc its result) is written and becomes the
+ * checkpoint; what lies below c->committed is then committed and trimmed.
+ * On an error c is freed and the checkpoint stays as it was. ckpt_mu held. */
+static int install_checkpoint(sp_spool *s, sp_ckpt *c, int rc, pq_err *err)
+{
+    dm_mutex_assert_held(&s->ckpt_mu);
+    rc = rc ? rc : sp_ckpt_write(s->dir, c, &s->hook, err);
+    if (rc != 0) {
+        sp_ckpt_free(c);
+        return rc;
+    }
+    sp_ckpt_free(&s->ckpt);
+    s->ckpt = *c;
+    dm_mutex_lock(&s->seg_mu);
+    s->committed = s->ckpt.committed;
+    dm_mutex_unlock(&s->seg_mu);
+    return sp_trim(s, s->ckpt.committed, true, err);
+}
+
 static int checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
 {
     int rc = check_end(s, "commit", end, err);
@@ -453,16 +472,7 @@ static int checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
         return rc;
     sp_ckpt c = {.committed = end, .dl_done = s->ckpt.dl_done};
     rc = copy_ranges(s, &s->ckpt, end, NULL, 0, 0, &c, err);
-    if (rc != 0 || (rc = sp_ckpt_write(s->dir, &c, &s->hook, err)) != 0) {
-        sp_ckpt_free(&c);
-        return rc;
-    }
-    sp_ckpt_free(&s->ckpt);
-    s->ckpt = c;
-    dm_mutex_lock(&s->seg_mu);
-    s->committed = end;
-    dm_mutex_unlock(&s->seg_mu);
-    return sp_trim(s, end, true, err);
+    return install_checkpoint(s, &c, rc, err);
 }
 
 int sp_checkpoint_commit(sp_spool *s, uint64_t end, pq_err *err)
@@ -560,17 +570,7 @@ static int commit_range(sp_spool *s, const char *key, uint64_t first, uint64_t e
     sp_ckpt c = {.committed = watermark,
                  .dl_done = dl_done > s->ckpt.dl_done ? dl_done : s->ckpt.dl_done};
     rc = copy_ranges(s, &s->ckpt, watermark, key, first, end, &c, err);
-    rc = rc ? rc : sp_ckpt_write(s->dir, &c, &s->hook, err);
-    if (rc != 0) {
-        sp_ckpt_free(&c);
-        return rc;
-    }
-    sp_ckpt_free(&s->ckpt);
-    s->ckpt = c;
-    dm_mutex_lock(&s->seg_mu);
-    s->committed = watermark;
-    dm_mutex_unlock(&s->seg_mu);
-    return sp_trim(s, watermark, true, err);
+    return install_checkpoint(s, &c, rc, err);
 }
 
 int sp_checkpoint_commit_range(sp_spool *s, const char *key, uint64_t first, uint64_t end,
