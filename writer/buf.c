@@ -22,6 +22,8 @@ int pq_buf_reserve_slow(pq_buf *b, size_t extra)
     if (extra > SIZE_MAX - b->len)
         return PQ_ENOMEM;
     size_t need = b->len + extra;
+    if (b->data != NULL && need <= b->cap)
+        return PQ_OK; /* exactly full: pq_buf_reserve's test is strict */
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;

@@ -17,12 +17,14 @@ typedef struct pq_buf {
 void pq_buf_init(pq_buf *b);
 void pq_buf_free(pq_buf *b);
 
-/* Makes room for `extra` more bytes. Returns 0 or PQ_ENOMEM. */
+/* Makes room for `extra` more bytes. Returns 0 or PQ_ENOMEM. Afterwards
+ * `data` is never NULL, even for extra 0: callers compute `data + len`,
+ * and NULL + 0 is undefined in C. */
 int pq_buf_reserve_slow(pq_buf *b, size_t extra);
 
 static inline int pq_buf_reserve(pq_buf *b, size_t extra)
 {
-    if (b->cap - b->len >= extra)
+    if (b->cap - b->len > extra)
         return 0;
     return pq_buf_reserve_slow(b, extra);
 }

@@ -185,13 +185,15 @@ int pq_choose_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, s
 int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
                           pq_buf *out, pq_err *err)
 {
+    if (n == 0) /* `out` may hold no memory yet, and NULL + 0 is undefined */
+        return PQ_OK;
     if (pq_buf_reserve(out, n * sizeof(uint32_t)) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
     uint32_t *idx = (uint32_t *)(void *)(out->data + out->len);
     const uint32_t *off = pq_column_offsets(c);
     for (size_t i = v0; i < v0 + n; i++) {
         int rc = c->node->type == PQ_BYTE_ARRAY
-            ? pq_dict_insert_bytes(&cw->dict, c->heap.data + off[i], off[i + 1] - off[i],
+            ? pq_dict_insert_bytes(&cw->dict, pq_column_bytes(c, i), off[i + 1] - off[i],
                                    &idx[i - v0])
             : pq_dict_insert_fixed(&cw->dict, c->values.data + i * c->width, &idx[i - v0]);
         if (rc != 0)

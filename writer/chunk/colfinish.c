@@ -53,7 +53,7 @@ static int geo_values(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
     const uint32_t *off = pq_column_offsets(c);
     for (size_t i = v0; i < v0 + n; i++) {
         pq_err ignored;
-        int rc = pq_geo_stats_add_wkb(&cw->geo, c->heap.data + off[i], off[i + 1] - off[i],
+        int rc = pq_geo_stats_add_wkb(&cw->geo, pq_column_bytes(c, i), off[i + 1] - off[i],
                                       &ignored);
         if (rc == PQ_ENOMEM)
             return pq_err_set(err, rc, "column '%s': out of memory", c->node->path);
@@ -78,7 +78,7 @@ int pq_colfinish_page_values(pq_colwriter *cw, const pq_column *c, size_t v0, si
     for (size_t i = 0; i < n; i++) {
         size_t v = v0 + i;
         h[i] = c->node->type == PQ_BYTE_ARRAY
-            ? hash_value(c->node, c->heap.data + off[v], off[v + 1] - off[v])
+            ? hash_value(c->node, pq_column_bytes(c, v), off[v + 1] - off[v])
             : hash_value(c->node, c->values.data + v * c->width, c->width);
         pq_ndv_add(cw->ndv, h[i]);
     }

@@ -81,7 +81,8 @@ int pq_values_encode(pq_buf *out, const pq_column *c, pq_encoding enc, size_t v0
     case PQ_ENC_RLE:
         return encode_bool_rle(out, fixed, n, wide);
     case PQ_ENC_RLE_DICTIONARY:
-        return encode_dict_indices(out, indices + v0, n, dict_bit_width);
+        /* an empty page's indices may be no memory at all (NULL + 0 is undefined) */
+        return encode_dict_indices(out, n > 0 ? indices + v0 : indices, n, dict_bit_width);
     case PQ_ENC_DELTA_BINARY_PACKED:
         if (type == PQ_INT32)
             return pq_delta_encode_i32(out, (const int32_t *)(const void *)fixed, n);

@@ -52,4 +52,12 @@ static inline const uint32_t *pq_column_offsets(const pq_column *c)
     return (const uint32_t *)(const void *)c->offsets.data;
 }
 
+/* The bytes of byte-array value i. A chunk of empty strings has no heap
+ * (data NULL), and NULL + 0 is undefined in C (clang's UBSan says so). */
+static inline const uint8_t *pq_column_bytes(const pq_column *c, size_t i)
+{
+    static const uint8_t empty[1];
+    return c->heap.data != NULL ? c->heap.data + pq_column_offsets(c)[i] : empty;
+}
+
 #endif
