@@ -218,6 +218,16 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
     uint64_t dl_done = 0;
     if ((rc = sp_published_ranges(d->spool, &published, &n_published, &dl_done, err)) != 0)
         return rc;
+    /* Rejects written after the last checkpoint are in the file, not in
+     * the checkpoint's mark: its last seq tells the replay where they end. */
+    uint64_t dl_tail = 0;
+    if (d->cf.errors.dead_letter != NULL &&
+        (rc = dl_recover(d->cf.errors.dead_letter, &dl_tail, err)) != 0) {
+        sp_ranges_free(published, n_published);
+        return rc;
+    }
+    if (dl_tail > dl_done)
+        dl_done = dl_tail;
     pl_config pc = {
         .schema = d->cf.schema,
         .writer = &d->wopts,
@@ -237,6 +247,7 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
         .published = published,
         .n_published = n_published,
         .dl_done = dl_done,
+        .dead_letter_seq = true,
     };
     pl_callbacks cb = {.user = d, .on_publish_intent = on_publish_intent,
                        .on_published = on_published, .on_failure = on_failure,

@@ -198,8 +198,14 @@ int dl_format(pq_buf *b, const dl_record *r)
     if (rc == 0)
         rc = text ? put_json_string(b, r->raw, raw_len) : put_base64(b, r->raw, raw_len);
     rc = rc ? rc : put(b, r->truncated ? ",\"truncated\":true" : ",\"truncated\":false");
-    snprintf(num, sizeof num, ",\"bytes\":%" PRIu64 "}", r->bytes);
-    return rc ? rc : put(b, num);
+    snprintf(num, sizeof num, ",\"bytes\":%" PRIu64, r->bytes);
+    rc = rc ? rc : put(b, num);
+    if (r->has_seq) {
+        /* last, so dl_recover finds it at the end of the line */
+        snprintf(num, sizeof num, ",\"seq\":%" PRIu64, r->seq);
+        rc = rc ? rc : put(b, num);
+    }
+    return rc ? rc : put(b, "}");
 }
 
 /* ---- the file ------------------------------------------------------------ */

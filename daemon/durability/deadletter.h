@@ -20,6 +20,9 @@
  *              line); raw/raw_b64 then hold that prefix (cut back to a
  *              whole UTF-8 character when the cut split one)
  *   bytes      the record's full length in bytes
+ *   seq        the daemon's spool sequence number of the line (last, and
+ *              only in the daemon): after a crash, dl_recover reads the
+ *              last one back, so a replay does not write a reject twice
  *
  * reason and source are escaped the same way; bytes in them that are not
  * UTF-8 become U+FFFD (they are messages, not data).
@@ -56,6 +59,8 @@ typedef struct dl_record {
     size_t raw_len;              /* bytes kept in raw */
     uint64_t bytes;              /* full length of the record (>= raw_len) */
     bool truncated;
+    bool has_seq;                /* the line came through the spool: seq is its number */
+    uint64_t seq;
 } dl_record;
 
 typedef struct dl_file {
@@ -78,6 +83,16 @@ int dl_sync(dl_file *d, pq_err *err);
 int dl_close(dl_file *d, pq_err *err);
 /* Frees memory (closes without syncing if still open). */
 void dl_free(dl_file *d);
+
+/* After a crash, before the first dl_write: cuts a partial last record
+ * off the file at `path` (a kill -9 during its write; the replay writes it
+ * again) and sets *next_seq to one past the seq of the last record that
+ * has one, or 0 when there is no file, no such record in its last
+ * DL_TAIL_MAX bytes, or it is not a regular file (a pipe, /dev/stderr).
+ * Records carrying a seq are written in seq order (the assembler's), so a
+ * replay skips every reject below *next_seq. 0 or PQ_EIO with err set. */
+#define DL_TAIL_MAX ((size_t)16 << 20)
+int dl_recover(const char *path, uint64_t *next_seq, pq_err *err);
 
 /* The line dl_write would append, without its '\n' (tests, other sinks). */
 int dl_format(pq_buf *out, const dl_record *r);

@@ -145,6 +145,9 @@ typedef struct pl_config {
     const sp_range *published;
     size_t n_published;
     uint64_t dl_done;
+    /* Rejects carry their seq into the dead letters (the daemon, whose
+     * dl_recover reads the last one back into dl_done after a crash). */
+    bool dead_letter_seq;
 } pl_config;
 
 typedef struct pl_pipeline pl_pipeline;

@@ -835,7 +835,8 @@ static int write_rejects(pl_pipeline *p, const pl_batch *b, uint64_t dl_done, pq
             snprintf(source, sizeof source, "%s", src);
         dl_record rec = {.ts_us = l->ingest_us, .source = source, .reason = reason,
                          .raw = b->text.data + l->off, .raw_len = l->len, .bytes = l->total,
-                         .truncated = l->oversized};
+                         .truncated = l->oversized, .has_seq = p->cfg.dead_letter_seq,
+                         .seq = b->first_seq + r[i].line};
         dm_mutex_lock(&p->dl_mu);
         int rc = pl_dead_letter(p, &rec, err);
         dm_mutex_unlock(&p->dl_mu);
@@ -877,7 +878,7 @@ static int assemble(pl_pipeline *p, pl_batch *b, pq_err *err)
         return b->fatal;
     }
     size_t rejects = b->rejects.len / sizeof(pl_reject);
-    uint64_t dl_done = 0;
+    uint64_t dl_done = p->cfg.dl_done;   /* one file: what the dead letters held at start */
     bool may_skip = false;
     if (p->route) {
         dm_mutex_lock(&p->mu);

@@ -6,6 +6,10 @@
 // current connection cleanly and exits.
 //
 //   node stream.mjs --target tcp:127.0.0.1:P --state FILE [--rate 2000]
+//        [--bad-every N]
+//
+// With --bad-every N, every line whose id is a multiple of N is not JSON
+// (lineFor(id, N)): the daemon rejects it into the dead letters.
 //
 // FILE gets {"next": N} (every id < N was handed to a socket at least
 // once; ids >= N never were) several times a second and at exit.
@@ -13,7 +17,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { parseTarget, parseArgs, sleep } from './prng.mjs';
 
-export function lineFor(id) {
+export function lineFor(id, badEvery = 0) {
+  if (badEvery > 0 && id % badEvery === 0) return `{"id":${id},"src":"crash" not json}`;
   let h = (id * 2654435761) >>> 0;
   let pad = '';
   for (let i = 0; i < 6; i++) {
@@ -24,7 +29,8 @@ export function lineFor(id) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const o = parseArgs(process.argv.slice(2), { rate: '2000' });
+  const o = parseArgs(process.argv.slice(2), { rate: '2000', 'bad-every': '0' });
+  const badEvery = Number(o['bad-every']);
   const t = parseTarget(o.target);
   const perTick = Math.max(1, Math.round(Number(o.rate) / 100));
   let next = 1, stopping = false, sock = null, connects = 0, failures = 0;
@@ -46,7 +52,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     connects++;
     while (!stopping && !broken) {
       const batch = [];
-      for (let i = 0; i < perTick; i++) batch.push(lineFor(next + i));
+      for (let i = 0; i < perTick; i++) batch.push(lineFor(next + i, badEvery));
       next += perTick;
       if (!sock.write(batch.join('\n') + '\n'))
         await new Promise(res => { sock.once('drain', res); sock.once('close', res); });

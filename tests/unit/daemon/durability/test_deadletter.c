@@ -1,5 +1,6 @@
 /* test_deadletter.c - the dead-letter file (daemon/durability/deadletter.c): JSON
- * escaping, lossless raw / raw_b64, timestamps, appending, write errors.
+ * escaping, lossless raw / raw_b64, timestamps, appending, write errors,
+ * and reading the last seq back after a crash (deadletter_tail.c).
  *
  * The daemon sources are linked only into the parqd binary, not into a
  * library the unit tests link, so this test compiles the module under test
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../../../daemon/durability/deadletter.c"
+#include "../../../../daemon/durability/deadletter_tail.c"
 
 /* ---- a strict reader for one flat JSON object -------------------------- */
 
@@ -441,6 +443,107 @@ static void test_deadletter_file_is_created_lazily_and_appended(void **state)
     unlink(path);
 }
 
+static void test_deadletter_seq_is_the_last_field_and_only_when_given(void **state)
+{
+    (void)state;
+    pq_buf b;
+    pq_buf_init(&b);
+    dl_record r = rec_of("x", 1);
+    assert_int_equal(dl_format(&b, &r), 0);
+    obj o;
+    assert_int_equal(read_object((const char *)b.data, b.len, &o), 0);
+    assert_null(get(&o, "seq"));
+    r.has_seq = true;
+    r.seq = 18446744073709551615ULL;
+    pq_buf_reset(&b);
+    assert_int_equal(dl_format(&b, &r), 0);
+    assert_int_equal(read_object((const char *)b.data, b.len, &o), 0);
+    const field *f = get(&o, "seq");
+    assert_non_null(f);
+    assert_int_equal(f->kind, F_NUM);
+    assert_memory_equal(f->val, "18446744073709551615", 20);
+    const char *tail = ",\"seq\":18446744073709551615}";
+    assert_memory_equal(b.data + b.len - strlen(tail), tail, strlen(tail));
+    pq_buf_free(&b);
+}
+
+/* Appends records with the given seqs (0: none) to path. */
+static void write_seqs(const char *path, const uint64_t *seqs, size_t n, const char *raw)
+{
+    dl_file d;
+    pq_err err = {0};
+    assert_int_equal(dl_init(&d, path, DL_SYNC_CLOSE, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        dl_record r = rec_of(raw, strlen(raw));
+        r.has_seq = seqs[i] != 0;
+        r.seq = seqs[i];
+        assert_int_equal(dl_write(&d, &r, &err), 0);
+    }
+    assert_int_equal(dl_close(&d, &err), 0);
+    dl_free(&d);
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static void test_deadletter_recover_finds_the_last_seq(void **state)
+{
+    (void)state;
+    char path[512];
+    temp_path(path, sizeof path, "recover.ndjson");
+    unlink(path);
+    pq_err err = {0};
+    uint64_t next = 99;
+    assert_int_equal(dl_recover(path, &next, &err), 0);       /* no file */
+    assert_int_equal(next, 0);
+    const uint64_t none[] = {0, 0};
+    write_seqs(path, none, 2, "a");
+    assert_int_equal(dl_recover(path, &next, &err), 0);       /* records without seq */
+    assert_int_equal(next, 0);
+    const uint64_t seqs[] = {5, 6, 7};
+    /* raw text that looks like a record's end cannot fool it: it is escaped */
+    write_seqs(path, seqs, 3, "{\"x\":1,\"seq\":99}");
+    write_seqs(path, none, 1, "direct");                       /* a reject with no seq last */
+    off_t whole = file_size(path);
+    assert_int_equal(dl_recover(path, &next, &err), 0);
+    assert_int_equal(next, 8);
+    assert_int_equal(file_size(path), whole);                   /* nothing cut */
+    unlink(path);
+}
+
+static void test_deadletter_recover_cuts_a_partial_record(void **state)
+{
+    (void)state;
+    char path[512];
+    temp_path(path, sizeof path, "partial.ndjson");
+    unlink(path);
+    const uint64_t seqs[] = {3, 4};
+    write_seqs(path, seqs, 2, "ok");
+    off_t whole = file_size(path);
+    /* a kill -9 during the write of seq 5: half its line */
+    FILE *fp = fopen(path, "ab");
+    assert_non_null(fp);
+    fputs("{\"ts\":\"2024-05-01T12:00:00.123456Z\",\"source\":\"tcp\",\"seq\":5}", fp);
+    fclose(fp);
+    pq_err err = {0};
+    uint64_t next = 0;
+    assert_int_equal(dl_recover(path, &next, &err), 0);
+    assert_int_equal(next, 5);                 /* the partial line's seq does not count */
+    assert_int_equal(file_size(path), whole);  /* and it is gone: the replay writes it */
+    /* a file holding only a partial record is emptied */
+    fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fputs("{\"ts\":", fp);
+    fclose(fp);
+    assert_int_equal(dl_recover(path, &next, &err), 0);
+    assert_int_equal(next, 0);
+    assert_int_equal(file_size(path), 0);
+    unlink(path);
+}
+
 static void test_deadletter_disk_full_is_reported_with_path(void **state)
 {
     (void)state;
@@ -483,6 +586,9 @@ int main(void)
         cmocka_unit_test(test_deadletter_invalid_bytes_in_reason_become_replacement_char),
         cmocka_unit_test(test_deadletter_random_bytes_round_trip),
         cmocka_unit_test(test_deadletter_file_is_created_lazily_and_appended),
+        cmocka_unit_test(test_deadletter_seq_is_the_last_field_and_only_when_given),
+        cmocka_unit_test(test_deadletter_recover_finds_the_last_seq),
+        cmocka_unit_test(test_deadletter_recover_cuts_a_partial_record),
         cmocka_unit_test(test_deadletter_disk_full_is_reported_with_path),
         cmocka_unit_test(test_deadletter_unopenable_path_is_reported),
     };
