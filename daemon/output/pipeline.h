@@ -122,6 +122,9 @@ typedef struct pl_config {
     st_store *store;                     /* borrowed; NULL: the local directory
                                             out_dir */
     const char *path_template;           /* output.path; or, with file_name, unused */
+    const char *time_from;               /* output.time_from (evtime.h); NULL: the
+                                            ingestion time. Routes records as
+                                            {{FIELD}}s do. */
     const char *file_name;               /* convert -o FILE: every file gets this
                                             temporary name (renamed by the owner) */
     cf_roll row_group;                   /* max_age applies only via pl_tick */
