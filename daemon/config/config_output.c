@@ -260,9 +260,6 @@ int cf_parse_output(cf_ctx *x, yaml_node_t *m)
     if (rc == 0 && (v = yp_get(x->d, m, "time_from")) != NULL) {
         /* checked against the schema once it is known (config_schema.c) */
         rc = yp_strdup(x->d, v, "output.time_from", &o->time_from, x->err);
-        if (rc == 0 && o->time_from[0] == '\0')
-            rc = yp_err(x->d, v, x->err, "output.time_from: empty (leave it out for the "
-                        "ingestion time)");
         o->time_from_pos = cf_pos_of(v);
         o->partitioned = true;
     }
