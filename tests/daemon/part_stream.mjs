@@ -8,7 +8,8 @@
 // hour every 50 lines, then around again) with late records: one run in
 // 6 is 1-5 hours behind the lines around it; one run in 40 has no ts and
 // one line in 97 an unparsable one (the daemon routes those by their
-// ingestion time); one run in 3 gives ts as epoch seconds (a number with
+// ingestion time); the hot runs' ts stay in the first hour, so their key's
+// file is written all along and holds the watermark back; one run in 3 gives ts as epoch seconds (a number with
 // a fraction), the others as RFC 3339 strings. As stream.mjs: about --rate lines a second over one
 // connection at a time, reconnecting every 50 ms while the daemon is gone;
 // SIGTERM ends cleanly.
@@ -49,6 +50,7 @@ export function tsOf(id) {
   if (id % 97 === 13) return { sec: null, json: '"not a time"' };
   let hour = Math.floor(id / HOUR_LINES) % HOURS;
   if (run % 6 === 5) hour = Math.max(0, hour - 1 - (run % 5));   /* late */
+  if (svcOf(id) === 'hot') hour = 0;   /* one key written all along: holds the watermark */
   const sec = T0 + hour * 3600 + (id * 37) % 3600;
   if (run % 3 === 1) return { sec, json: `${sec}.25` };
   return { sec, json: JSON.stringify(new Date(sec * 1000).toISOString()) };
