@@ -111,6 +111,15 @@ bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t)
     return true;
 }
 
+dm_close pl_file_age_due(const pl_pipeline *p, const pl_file *f, int64_t now_us, int64_t now_s)
+{
+    const uint64_t age = p->cfg.rotate.max_age_ms;
+    if (p->route_period_s != 0 && now_s >= f->period_hi)
+        return et_period_close_due(f->period_hi, now_s, (now_us - f->written_us) / 1000, age)
+               ? DM_CLOSE_PERIOD : DM_CLOSE_COUNT;
+    return age && now_us - f->opened_us >= (int64_t)age * 1000 ? DM_CLOSE_AGE : DM_CLOSE_COUNT;
+}
+
 /* A key that cannot be rendered (a time out of range) leaves the file
  * without a period: its name failed to render too, so it is not opened. */
 static void set_period(const pl_pipeline *p, pl_file *f)

@@ -321,6 +321,13 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err);
  * directories (when t is past f's period but renders the same ones, a
  * coarser field, f's period moves on to t's). */
 bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t);
+/* A routed file's close by age at a tick (wall clock now_s, monotonic
+ * now_us): once its period (the directories' time fields) has passed,
+ * when it has been idle for rotate.max_age (late records keep it open
+ * while they come; evtime.h), DM_CLOSE_PERIOD; before, or without time
+ * directories, rotate.max_age after it opened, DM_CLOSE_AGE;
+ * DM_CLOSE_COUNT: not due. */
+dm_close pl_file_age_due(const pl_pipeline *p, const pl_file *f, int64_t now_us, int64_t now_s);
 /* Removes the temporary file and frees f. */
 void pl_file_abort(pl_file *f);
 /* Appends one record to the dead letters (dl_mu held). */

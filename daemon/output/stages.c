@@ -808,21 +808,6 @@ static int bound_memory(pl_pipeline *p, pq_err *err)
     return 0;
 }
 
-/* A routed file's close by age: once its period (the directories' time
- * fields) has passed, when it has been idle for rotate.max_age (late
- * records keep it open while they come; evtime.h); before, or without
- * time directories, rotate.max_age after it opened. DM_CLOSE_COUNT: not
- * due. */
-static dm_close route_age_due(const pl_pipeline *p, const pl_file *f, int64_t now_us,
-                              int64_t now_s)
-{
-    const uint64_t age = p->cfg.rotate.max_age_ms;
-    if (p->route_period_s != 0 && now_s >= f->period_hi)
-        return et_period_close_due(f->period_hi, now_s, (now_us - f->written_us) / 1000, age)
-               ? DM_CLOSE_PERIOD : DM_CLOSE_COUNT;
-    return age && now_us - f->opened_us >= (int64_t)age * 1000 ? DM_CLOSE_AGE : DM_CLOSE_COUNT;
-}
-
 static int route_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
 {
     const int64_t now = pl_mono_us(), now_s = (int64_t)time(NULL);
@@ -831,7 +816,7 @@ static int route_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
     for (pl_file *f = p->lru_head, *next; rc == 0 && f != NULL; f = next) {
         next = f->lru_next;
         switch_to(p, f);
-        dm_close why = b->marker == PL_MARK_TICK ? route_age_due(p, f, now, now_s)
+        dm_close why = b->marker == PL_MARK_TICK ? pl_file_age_due(p, f, now, now_s)
                                                  : DM_CLOSE_COUNT;
         if (b->marker == PL_MARK_CLOSE)
             rc = close_file(p, DM_CLOSE_SHUTDOWN, err);
