@@ -76,7 +76,7 @@ typedef struct pl_finished {
     fs_file file;                /* the local store's file, FS_FINISHED (out == NULL) */
     st_file *out;                /* any other store's finished file, else NULL */
     char name[4096];             /* rendered name relative to the output dir */
-    time_t first_time;           /* ingestion time of its first record */
+    time_t first_time;           /* time of its first record (output.time_from: event) */
     uint64_t rows;
 } pl_finished;
 
