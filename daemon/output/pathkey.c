@@ -91,7 +91,8 @@ static uint32_t take_time(pk_extractor *x, uint32_t m, int rc, int64_t sec)
     if (!(m & x->tbit))
         return m;
     x->found |= x->tbit;
-    x->time = (pk_time){.found = rc == 0, .sec = rc == 0 ? sec : 0};
+    x->time.found = rc == 0;
+    x->time.sec = rc == 0 ? sec : 0;
     return m & ~x->tbit;
 }
 
@@ -177,6 +178,7 @@ static int begin(pk_extractor *x, bool object)
         return PQ_ELIMIT;
     uint32_t inside = 0;
     if (d == 0) {
+        x->time.object = object;
         for (size_t f = 0; object && f < x->n_fld; f++)
             if (!x->fld[f]->index)
                 inside |= 1u << f;

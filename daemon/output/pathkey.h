@@ -44,6 +44,8 @@ struct et_source;
 typedef struct pk_time {
     bool found;
     int64_t sec;                 /* seconds since the epoch, UTC */
+    bool object;                 /* the line is a JSON object (else the
+                                    shredder rejects it: no fallback to count) */
 } pk_time;
 
 /* t and ts (NULL: no time_from) are borrowed and must outlive the

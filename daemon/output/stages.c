@@ -105,7 +105,7 @@ static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t
     /* The event time, or the ingestion time the spool stores with the
      * line: either way a function of the spool record (replay). */
     const int64_t when = et.found ? et.sec : l->ingest_us / 1000000;
-    if (p->ts.set && !et.found && !l->oversized)
+    if (p->ts.set && !et.found && et.object && !l->oversized)
         dm_add(&dm_counters_global.records_time_fallback, 1);
     ((int64_t *)(void *)b->key_time.data)[i] = when;
     if (l->oversized) {

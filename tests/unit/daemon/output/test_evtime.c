@@ -154,9 +154,14 @@ static void test_record_field_values(void **state)
     assert_int_equal(time_of(&f, "{\"ts\":\"\"}"), INT64_MIN);
     assert_int_equal(time_of(&f, "{\"svc\":\"a\"}"), INT64_MIN);
     assert_int_equal(time_of(&f, "[1]"), INT64_MIN);
-    /* the same pass gives the {{FIELD}}s, and the key the event hour */
     pq_err e = {0};
     pk_time t;
+    assert_int_equal(pk_values(f.x, "[1]", 3, NULL, 0, f.v, &t, &e), 0);
+    assert_false(t.object);          /* rejected anyway: not a fallback to count */
+    assert_int_equal(pk_values(f.x, "{}", 2, NULL, 0, f.v, &t, &e), 0);
+    assert_true(t.object);
+    assert_false(t.found);
+    /* the same pass gives the {{FIELD}}s, and the key the event hour */
     const char *line = "{\"a\":{\"ts\":1},\"ts\":\"2026-03-01T10:05:00Z\",\"svc\":\"x/y\"}";
     assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, f.v, &t, &e), 0);
     assert_true(t.found);
