@@ -29,7 +29,7 @@ part_crash_loop() {
         kill -9 "$DPID" 2>/dev/null
         wait_exit "$DPID" 10
         "$SPOOL_DUMP" --lines "$T/spool" >>"$T/snap-lines" 2>>"$T/spool_dump.err"
-        note "kill $i: $(grep -c '^range ' "$T/spool/checkpoint" 2>/dev/null) published ranges above the watermark in the checkpoint"
+        note "kill $i: $(cat "$T/spool/checkpoint" 2>/dev/null | grep -c '^range ') published ranges above the watermark in the checkpoint"
         if daemon_start "$T/parqd.yaml" "$DLOG"; then
             restarts=$((restarts + 1))
         else
