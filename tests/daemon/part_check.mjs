@@ -14,7 +14,8 @@
 //   - the layout spans the 30 event hours, and late records landed in
 //     hours that had files published before them,
 //   - a filter on service reads only that partition's files (EXPLAIN
-//     ANALYZE "Total Files Read"), for a plain value and for "a/b= c".
+//     ANALYZE "Total Files Read"), for a plain value and for "a/b= c",
+//     and one on dt and hour only that event hour's.
 //
 //   node part_check.mjs --out DIR --state SENDER_STATE --snap-lines FILE
 import fs from 'node:fs';
@@ -128,6 +129,14 @@ for (const v of ['a/b= c', [...values].filter(x => x && x !== 'a/b= c').sort()[0
   const text = JSON.stringify(plan);
   const m = /Total Files Read: *(\d+)/.exec(text);
   check(`a filter on service = '${v}' reads its ${own} files of ${files.length} (Total Files Read: ${m ? m[1] : '?'})`,
+        m && Number(m[1]) === own && own > 0);
+}
+// And on the event hour: only the files under that dt and hour.
+{
+  const own = files.filter(f => f.includes('/dt=2026-03-01/hour=05/')).length;
+  const plan = await query(`EXPLAIN ANALYZE SELECT count(*) FROM ${SRC} WHERE dt = '2026-03-01' AND hour = 5`);
+  const m = /Total Files Read: *(\d+)/.exec(JSON.stringify(plan));
+  check(`a filter on dt/hour = 2026-03-01 05 reads its ${own} files (Total Files Read: ${m ? m[1] : '?'})`,
         m && Number(m[1]) === own && own > 0);
 }
 console.log(`counts: ${sentBelow - 1} lines handed to sockets, ${snapIds.size} in spool snapshots, ` +
