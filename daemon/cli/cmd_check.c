@@ -119,6 +119,7 @@ static void print_output(const cf_config *cf)
     un_format_size(o->dictionary_max_bytes, f, sizeof f);
     printf("output: %s/%s\n", o->dir, o->path);
     printf("  max_open_files: %u\n", (unsigned)o->max_open_files);
+    printf("  time_from: %s\n", o->time_from ? o->time_from : "(ingestion time)");
     printf("  row_group: max_bytes=%s max_rows=%llu max_age=%s\n", a,
            (unsigned long long)o->row_group.max_rows, b);
     printf("  rotate: max_bytes=%s max_rows=%llu max_age=%s\n", c,

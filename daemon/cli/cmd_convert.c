@@ -662,6 +662,7 @@ static int start_pipeline(conv *c)
         .out_dir = c->out_dir,
         .store = c->store,
         .path_template = c->tmpl,
+        .time_from = o->time_from,
         .file_name = c->file_mode ? c->out_file : NULL,
         .row_group = {.max_bytes = o->row_group.max_bytes, .max_rows = o->row_group.max_rows},
         .rotate = {.max_bytes = o->rotate.max_bytes, .max_rows = o->rotate.max_rows},

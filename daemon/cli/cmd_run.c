@@ -234,6 +234,7 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
         .out_dir = o->dir,
         .store = d->store,
         .path_template = o->path,
+        .time_from = o->time_from,
         .row_group = o->row_group,
         .rotate = o->rotate,
         .publish = PL_PUBLISH_EACH,

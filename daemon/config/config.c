@@ -75,6 +75,7 @@ void cf_config_free(cf_config *c)
     cf_s3_free(c->output.s3);
     free(c->output.s3);
     free(c->output.path);
+    free(c->output.time_from);
     cf_encryption *e = &c->output.encryption;
     free(e->footer_key.id);
     free(e->footer_key.file);

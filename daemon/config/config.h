@@ -158,7 +158,11 @@ typedef struct cf_output {
     char *dir;
     cf_s3 *s3;                   /* NULL: files go to dir */
     char *path;                  /* template: strftime % fields (UTC), {host} {pid} {seq} */
-    bool partitioned;            /* path has {{FIELD}}s: records are routed by them */
+    bool partitioned;            /* path has {{FIELD}}s or time_from: records are
+                                    routed by them */
+    char *time_from;             /* strftime fields from this column (event
+                                    time, evtime.h); NULL: the ingestion time */
+    cf_pos time_from_pos;
     uint32_t max_open_files;     /* files open at once with {{FIELD}}s: 1..65536,
                                     default CF_MAX_OPEN_FILES_DEFAULT */
     cf_roll rotate, row_group;

@@ -241,7 +241,7 @@ static int parse_path(cf_ctx *x, yaml_node_t *v, cf_output *o)
 int cf_parse_output(cf_ctx *x, yaml_node_t *m)
 {
     static const char *const keys[] = {
-        "dir", "path", "max_open_files", "rotate", "row_group", "page", "compression", "compression_level",
+        "dir", "path", "time_from", "max_open_files", "rotate", "row_group", "page", "compression", "compression_level",
         "dictionary", "statistics", "page_index", "encryption", "s3", NULL};
     cf_output *o = &x->c->output;
     int rc = yp_check_keys(x->d, m, "output", keys, x->err);
@@ -257,6 +257,12 @@ int cf_parse_output(cf_ctx *x, yaml_node_t *m)
     if (rc == 0 && (v = yp_get(x->d, m, "path")) != NULL)
         rc = parse_path(x, v, o);
     rc = rc ? rc : cf_s3_check_path(x, yp_get(x->d, m, "path"), o);
+    if (rc == 0 && (v = yp_get(x->d, m, "time_from")) != NULL) {
+        /* checked against the schema once it is known (config_schema.c) */
+        rc = yp_strdup(x->d, v, "output.time_from", &o->time_from, x->err);
+        o->time_from_pos = cf_pos_of(v);
+        o->partitioned = true;
+    }
     if (rc == 0 && (v = yp_get(x->d, m, "max_open_files")) != NULL) {
         int64_t n;
         if ((rc = yp_int(x->d, v, "output.max_open_files", 1, CF_MAX_OPEN_FILES_MAX, &n,

@@ -1,9 +1,10 @@
 /* config_schema.c - the `schema:` of the configuration (a path relative to
  * the configuration file, or the schema inline) and its binding to the
- * encryption keys of output.encryption.
+ * encryption keys of output.encryption and to output.time_from.
  *
  * Thread: whichever loads the configuration. */
 #include "config_int.h"
+#include "evtime.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,24 @@ static bool key_defined(const cf_encryption *e, const char *id)
     return false;
 }
 
+/* output.time_from must name a timestamp column of the schema, or a field
+ * of the record when a column takes the rest (evtime.h: the pipeline
+ * resolves it the same way). */
+static int bind_time_from(const cf_config *c, pq_err *err)
+{
+    const cf_output *o = &c->output;
+    et_source src;
+    pq_err e2 = {0};
+    int rc = et_resolve(c->schema, o->time_from, &src, &e2);
+    et_source_free(&src);
+    if (rc == PQ_ENOMEM)
+        return cf_nomem(err);
+    if (rc != 0)
+        return pq_err_set(err, rc, "%s:%u:%u: output.time_from: %s", c->file ? c->file
+                          : "<config>", o->time_from_pos.line, o->time_from_pos.col, e2.msg);
+    return PQ_OK;
+}
+
 /* Schema `key:` options must name keys the configuration defines, and
  * output.encryption.columns must name columns the schema has. */
 int cf_bind_keys(cf_config *c, pq_err *err)
@@ -80,5 +99,5 @@ int cf_bind_keys(cf_config *c, pq_err *err)
                               "%s", c->file ? c->file : "<config>", ck->pos.line, ck->pos.col, i,
                               e2.msg);
     }
-    return PQ_OK;
+    return bind_time_from(c, err);
 }

@@ -87,6 +87,7 @@ typedef struct dm_counters {
     _Atomic uint64_t files_written;         /* published */
     _Atomic uint64_t files_closed[DM_CLOSE_COUNT]; /* by the assembler, by reason */
     _Atomic uint64_t row_groups_closed_early;  /* limits.max_buffered_bytes, many open files */
+    _Atomic uint64_t records_time_fallback;    /* output.time_from: no usable event time */
     _Atomic uint64_t files_open;            /* gauge: output files open for writing */
     _Atomic uint64_t bytes_written;         /* Parquet bytes published */
     _Atomic uint64_t write_errors;

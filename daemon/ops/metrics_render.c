@@ -171,7 +171,8 @@ static void render_counters(mt_out *o)
     family(o, "parqd_files_closed_total", "counter",
            "Output files closed (then published), by reason: rotate.max_bytes (size), "
            "rotate.max_rows (rows), rotate.max_age (age), a record whose time renders other "
-           "directories of output.path (period), all files at once on shutdown, SIGHUP or "
+           "directories of output.path, or a partitioned file whose period has passed and "
+           "that has been idle for rotate.max_age (period), all files at once on shutdown, SIGHUP or "
            "the end of a convert (shutdown), or a new {{FIELD}} partition past "
            "output.max_open_files closing the least recently written (max_open_files).");
     for (int r = 0; r < DM_CLOSE_COUNT; r++)
@@ -182,6 +183,11 @@ static void render_counters(mt_out *o)
            "half of limits.max_buffered_bytes (partitioned output: the largest closes).");
     put(o, "parqd_row_groups_closed_early_total %" PRIu64 "\n",
         dm_get(&dm_counters_global.row_groups_closed_early));
+    family(o, "parqd_records_time_fallback_total", "counter",
+           "Records routed by their ingestion time although output.time_from is set: the "
+           "field was missing, null or not a timestamp.");
+    put(o, "parqd_records_time_fallback_total %" PRIu64 "\n",
+        dm_get(&dm_counters_global.records_time_fallback));
     family(o, "parqd_files_open", "gauge", "Output files open for writing (partitions).");
     put(o, "parqd_files_open %" PRIu64 "\n", dm_get(&dm_counters_global.files_open));
 }

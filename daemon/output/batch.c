@@ -24,6 +24,7 @@ pl_batch *pl_batch_new(void)
     pq_buf_init(&b->reasons);
     pq_buf_init(&b->keys);
     pq_buf_init(&b->key_off);
+    pq_buf_init(&b->key_time);
     /* A batch goes on at PL_BATCH_BYTES; the read that crosses it may add
      * up to one more read buffer's worth. Lines average hundreds of bytes. */
     size_t text = PL_BATCH_BYTES + ((size_t)64 << 10);
@@ -47,6 +48,7 @@ void pl_batch_destroy(pl_batch *b)
     pq_buf_free(&b->reasons);
     pq_buf_free(&b->keys);
     pq_buf_free(&b->key_off);
+    pq_buf_free(&b->key_time);
     pq_rowgroup_destroy(b->rows);
     for (size_t i = 0; i < b->cap_grows; i++)
         pq_rowgroup_destroy(b->grows[i]);
@@ -66,6 +68,7 @@ void pl_batch_reset(pl_batch *b, uint64_t first_seq)
     pq_buf_reset(&b->reasons);
     pq_buf_reset(&b->keys);
     pq_buf_reset(&b->key_off);
+    pq_buf_reset(&b->key_time);
     b->has_source = false;
     b->shredded = false;
     b->fatal = 0;

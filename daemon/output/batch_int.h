@@ -38,6 +38,8 @@ struct pl_batch {
      * rows of one key are contiguous in rows */
     pq_buf keys;
     pq_buf key_off;
+    pq_buf key_time;             /* int64 per line: the second its key's time
+                                    fields render (event or ingestion time) */
     /* and the rows by group: one row buffer per key (n_grows this batch,
      * kept for reuse up to cap_grows), so the assembler moves a whole
      * buffer instead of shifting one shared buffer after each key's run;

@@ -1,5 +1,6 @@
 /* outfile.c - the pipeline's output files: named from the path template
- * at the first record's ingestion time, opened by the assembler (a hidden
+ * at the first record's time (event time with output.time_from, else
+ * ingestion), opened by the assembler (a hidden
  * file of the pipeline's store, store.h: a hidden temporary file, or an S3
  * upload), closed and published by the writer: footer with the file's
  * spool range, finish (fsync, or the last part uploaded), then (daemon)
@@ -89,10 +90,11 @@ int pl_skip_add(pl_pipeline *p, const char *key, uint64_t first, uint64_t end,
     return 0;
 }
 
-/* f's period becomes the pt_dir_period seconds holding t. */
+/* f's period becomes the pt_dir_period seconds holding t (routed files:
+ * those of its key's time, for the period close). */
 static void period_bounds(const pl_pipeline *p, pl_file *f, int64_t t)
 {
-    const int64_t g = p->period_s;
+    const int64_t g = p->route ? p->route_period_s : p->period_s;
     f->period_lo = g ? t - ((t % g) + g) % g : INT64_MIN;
     f->period_hi = g ? f->period_lo + g : INT64_MAX;
 }
@@ -107,6 +109,15 @@ bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t)
         return false;
     period_bounds(p, f, t);
     return true;
+}
+
+dm_close pl_file_age_due(const pl_pipeline *p, const pl_file *f, int64_t now_us, int64_t now_s)
+{
+    const uint64_t age = p->cfg.rotate.max_age_ms;
+    if (p->route_period_s != 0 && now_s >= f->period_hi)
+        return et_period_close_due(f->period_hi, now_s, (now_us - f->written_us) / 1000, age)
+               ? DM_CLOSE_PERIOD : DM_CLOSE_COUNT;
+    return age && now_us - f->opened_us >= (int64_t)age * 1000 ? DM_CLOSE_AGE : DM_CLOSE_COUNT;
 }
 
 /* A key that cannot be rendered (a time out of range) leaves the file
@@ -131,7 +142,7 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, uint64_t first_seq, co
     }
     f->first_seq = first_seq;    /* assembly token held */
     f->first_time = (time_t)(first_ingest_us / 1000000);
-    f->opened_us = pl_mono_us();
+    f->opened_us = f->written_us = pl_mono_us();
     set_period(p, f);
     int rc = render_name(p, f, err);
     rc = rc ? rc : st_open(p->store, f->name, &f->out, err);

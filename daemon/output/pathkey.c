@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "evtime.h"
 #include "json.h"
 
 #define PK_DEPTH (JSON_DEFAULT_MAX_DEPTH + 2)
@@ -25,6 +26,13 @@ typedef struct pk_slot {
 
 struct pk_extractor {
     const pt_template *t;
+    /* The paths followed: the template's fields, then time_from's (bit
+     * tbit; 0: none). */
+    const pt_field *fld[PT_FIELDS_MAX + 1];
+    size_t n_fld;
+    const et_source *ts;
+    uint32_t tbit;
+    pk_time time;
     json_parser jp;
     pq_buf own;
     const char *line;
@@ -38,7 +46,7 @@ struct pk_extractor {
     pk_slot slot[PT_FIELDS_MAX];
 };
 
-int pk_new(pk_extractor **out, const pt_template *t, pq_err *err)
+int pk_new(pk_extractor **out, const pt_template *t, const et_source *ts, pq_err *err)
 {
     pk_extractor *x = calloc(1, sizeof *x);
     if (x == NULL || json_parser_init(&x->jp, 0) != 0) {
@@ -46,6 +54,13 @@ int pk_new(pk_extractor **out, const pt_template *t, pq_err *err)
         return pq_err_set(err, PQ_ENOMEM, "partition key: out of memory");
     }
     x->t = t;
+    for (size_t f = 0; f < t->n_fields; f++)
+        x->fld[x->n_fld++] = &t->fields[f];
+    if (ts != NULL && ts->set) {
+        x->ts = ts;
+        x->tbit = 1u << x->n_fld;
+        x->fld[x->n_fld++] = &ts->field;
+    }
     pq_buf_init(&x->own);
     *out = x;
     return 0;
@@ -64,15 +79,27 @@ void pk_free(pk_extractor *x)
 static uint32_t ending_here(const pk_extractor *x)
 {
     uint32_t m = 0, c = x->cur[x->depth];
-    for (size_t f = 0; c != 0 && f < x->t->n_fields; f++)
-        if ((c >> f & 1u) && x->t->fields[f].n_keys == x->depth)
+    for (size_t f = 0; c != 0 && f < x->n_fld; f++)
+        if ((c >> f & 1u) && x->fld[f]->n_keys == x->depth)
             m |= 1u << f;
     return m & ~x->found;
 }
 
+/* time_from's value, when m holds it: its seconds, or a fallback (rc). */
+static uint32_t take_time(pk_extractor *x, uint32_t m, int rc, int64_t sec)
+{
+    if (!(m & x->tbit))
+        return m;
+    x->found |= x->tbit;
+    x->time.found = rc == 0;
+    x->time.sec = rc == 0 ? sec : 0;
+    return m & ~x->tbit;
+}
+
 static void take(pk_extractor *x, uint32_t m, const char *p, size_t len, bool own, size_t off)
 {
-    for (size_t f = 0; m != 0 && f < x->t->n_fields; f++) {
+    m = take_time(x, m, PQ_ETYPE, 0);   /* not a string or number: no time */
+    for (size_t f = 0; m != 0 && f < x->n_fld; f++) {
         if (!(m >> f & 1u))
             continue;
         x->slot[f] = (pk_slot){.p = p, .len = len, .in_own = own, .own_off = off};
@@ -85,8 +112,8 @@ static int on_key(void *u, const char *s, size_t len)
     pk_extractor *x = u;
     const size_t d = x->depth;
     uint32_t m = 0, live = x->live[d];
-    for (size_t f = 0; live != 0 && f < x->t->n_fields; f++) {
-        const pt_field *fl = &x->t->fields[f];
+    for (size_t f = 0; live != 0 && f < x->n_fld; f++) {
+        const pt_field *fl = x->fld[f];
         if ((live >> f & 1u) && fl->n_keys >= d && strlen(fl->keys[d - 1]) == len &&
             memcmp(fl->keys[d - 1], s, len) == 0)
             m |= 1u << f;
@@ -106,6 +133,11 @@ static int on_string(void *u, const char *s, size_t len)
 {
     pk_extractor *x = u;
     uint32_t m = x->depth > 0 ? ending_here(x) : 0;
+    if (m & x->tbit) {
+        int64_t sec = 0;
+        int rc = et_from_string(x->ts, s, len, &sec);
+        m = take_time(x, m, rc, sec);
+    }
     if (m == 0)
         return 0;
     size_t off = x->own.len;
@@ -117,6 +149,12 @@ static int on_string(void *u, const char *s, size_t len)
 
 static int on_number(void *u, const json_number *n)
 {
+    pk_extractor *x = u;
+    if (x->tbit != 0 && x->depth > 0 && (ending_here(x) & x->tbit)) {
+        int64_t sec = 0;
+        int rc = et_from_number(x->ts, n, &sec);
+        take_time(x, x->tbit, rc, sec);
+    }
     return scalar(u, n->raw, n->len);
 }
 
@@ -140,18 +178,19 @@ static int begin(pk_extractor *x, bool object)
         return PQ_ELIMIT;
     uint32_t inside = 0;
     if (d == 0) {
-        for (size_t f = 0; object && f < x->t->n_fields; f++)
-            if (!x->t->fields[f].index)
+        x->time.object = object;
+        for (size_t f = 0; object && f < x->n_fld; f++)
+            if (!x->fld[f]->index)
                 inside |= 1u << f;
     } else {
-        uint32_t m = ending_here(x);
+        uint32_t m = take_time(x, ending_here(x), PQ_ETYPE, 0);
         if (m != 0 && x->capture == 0) {
             x->capture = m;
             x->capture_depth = d + 1;
             x->capture_start = json_parser_offset(&x->jp);
         }
-        for (size_t f = 0; object && f < x->t->n_fields; f++)
-            if ((x->cur[d] >> f & 1u) && x->t->fields[f].n_keys > d)
+        for (size_t f = 0; object && f < x->n_fld; f++)
+            if ((x->cur[d] >> f & 1u) && x->fld[f]->n_keys > d)
                 inside |= 1u << f;
     }
     x->depth = d + 1;
@@ -183,7 +222,7 @@ static const json_handler handler = {
 };
 
 int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
-              size_t index_len, pt_value *values, pq_err *err)
+              size_t index_len, pt_value *values, pk_time *time, pq_err *err)
 {
     const pt_template *t = x->t;
     pq_buf_reset(&x->own);
@@ -192,12 +231,17 @@ int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
     x->depth = 0;
     x->found = x->capture = 0;
     x->live[0] = x->cur[0] = 0;
+    x->time = (pk_time){0};
     pq_err e = {0};
     int rc = json_parse_line(&x->jp, line, len, &handler, x, &e);
     if (rc == PQ_ENOMEM)
         return pq_err_set(err, PQ_ENOMEM, "partition key: out of memory");
-    if (rc != 0)
+    if (rc != 0) {
         memset(x->slot, 0, sizeof x->slot);   /* not a record: every field missing */
+        x->time = (pk_time){0};
+    }
+    if (time != NULL)
+        *time = x->time;
     for (size_t f = 0; f < t->n_fields; f++) {
         const pk_slot *s = &x->slot[f];
         if (t->fields[f].index)

@@ -17,12 +17,18 @@
  * A key repeated in one object: its first value counts. Arrays are not
  * walked (a path names object members only).
  *
+ * With output.time_from (evtime.h), the same pass reads the record's
+ * event time; the key then takes the event time's directories, or the
+ * ingestion time's when the record has none (pk_time.found false).
+ *
  * Thread: a pk_extractor belongs to one thread at a time (a worker's);
  * pk_key is pure. */
 #ifndef PQ_PATHKEY_H
 #define PQ_PATHKEY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "err.h"
@@ -31,18 +37,29 @@
 #define PK_KEY_MAX PT_PATH_MAX
 
 typedef struct pk_extractor pk_extractor;
+struct et_source;
 
-/* t is borrowed and must outlive the extractor. 0 or PQ_ENOMEM. */
-int pk_new(pk_extractor **out, const pt_template *t, pq_err *err);
+/* A record's event time: found false when time_from is not set, or the
+ * record's value is missing, null or not a timestamp (evtime.h). */
+typedef struct pk_time {
+    bool found;
+    int64_t sec;                 /* seconds since the epoch, UTC */
+    bool object;                 /* the line is a JSON object (else the
+                                    shredder rejects it: no fallback to count) */
+} pk_time;
+
+/* t and ts (NULL: no time_from) are borrowed and must outlive the
+ * extractor. 0 or PQ_ENOMEM. */
+int pk_new(pk_extractor **out, const pt_template *t, const struct et_source *ts, pq_err *err);
 void pk_free(pk_extractor *x);
 
-/* The template's field values in one line (values[t->n_fields]); index
- * (NULL: none) is the bulk action's `_index`. The values point into the
- * line, index or the extractor and stay valid until its next call.
- * Returns 0 (a line that does not parse gives every field missing) or
- * PQ_ENOMEM. */
+/* The template's field values in one line (values[t->n_fields]) and its
+ * event time (*time; time may be NULL); index (NULL: none) is the bulk
+ * action's `_index`. The values point into the line, index or the
+ * extractor and stay valid until its next call. Returns 0 (a line that
+ * does not parse gives every field missing, and no time) or PQ_ENOMEM. */
 int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
-              size_t index_len, pt_value *values, pq_err *err);
+              size_t index_len, pt_value *values, pk_time *time, pq_err *err);
 
 /* The partition key of values and ingestion second `when` into out (cap
  * bytes, NUL included). 0, or PQ_ELIMIT (too long) / PQ_EINVAL (time out

@@ -115,18 +115,40 @@ static int parse_field(pt_template *t, const char *tmpl, size_t at, size_t *len,
     if (t->n_fields == PT_FIELDS_MAX)
         return bad(off, at, err, PQ_ELIMIT, "more than 16 {{FIELD}}s in one template");
     pt_field *f = &t->fields[t->n_fields++];
-    f->off = at;
-    if ((f->text = strndup(s, n)) == NULL)
+    char *text = strndup(s, n);
+    if (text == NULL)
         return bad(off, at, err, PQ_ENOMEM, "out of memory");
+    size_t bad_at = 0;
+    int rc = pt_field_parse(text, f, &bad_at, err);
+    free(text);
+    f->off = at;
+    *off = at + 2 + bad_at;
+    return rc;
+}
+
+int pt_field_parse(const char *text, pt_field *f, size_t *off, pq_err *err)
+{
+    memset(f, 0, sizeof *f);
+    *off = 0;
+    if ((f->text = strdup(text)) == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
     if (strcmp(f->text, "_index") == 0) {
         f->index = true;
         return PQ_OK;
     }
-    size_t bad_at = 0;
-    int rc = f->text[0] == '/' ? split_pointer(f, f->text, &bad_at, err)
-                               : split_dotted(f, f->text, &bad_at, err);
-    *off = at + 2 + bad_at;
-    return rc;
+    if (f->text[0] == '\0')
+        return pq_err_set(err, PQ_EINVAL, "empty field name");
+    return f->text[0] == '/' ? split_pointer(f, f->text, off, err)
+                             : split_dotted(f, f->text, off, err);
+}
+
+void pt_field_free(pt_field *f)
+{
+    for (size_t k = 0; k < f->n_keys; k++)
+        free(f->keys[k]);
+    free(f->keys);
+    free(f->text);
+    memset(f, 0, sizeof *f);
 }
 
 /* '{' at tmpl + i: a placeholder or a field; *seq set by {seq}/{uuid}. */
@@ -216,12 +238,8 @@ int pt_parse(const char *tmpl, pt_template *out, size_t *off, pq_err *err)
 
 void pt_free(pt_template *t)
 {
-    for (size_t i = 0; i < t->n_fields; i++) {
-        for (size_t k = 0; k < t->fields[i].n_keys; k++)
-            free(t->fields[i].keys[k]);
-        free(t->fields[i].keys);
-        free(t->fields[i].text);
-    }
+    for (size_t i = 0; i < t->n_fields; i++)
+        pt_field_free(&t->fields[i]);
     free(t->text);
     memset(t, 0, sizeof *t);
 }

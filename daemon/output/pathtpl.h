@@ -99,6 +99,13 @@ void pt_free(pt_template *t);
  * "output path, offset N: PROBLEM in 'TEMPLATE'". */
 int pt_check(const char *tmpl, pq_err *err);
 
+/* One record path as {{FIELD}} and output.time_from take it: a dotted
+ * path, a JSON Pointer or `_index`, split into f's keys (pt_field_free it,
+ * also after a failure). 0, or PQ_EINVAL with *off the offset in text of
+ * the problem, or PQ_ENOMEM. */
+int pt_field_parse(const char *text, pt_field *f, size_t *off, pq_err *err);
+void pt_field_free(pt_field *f);
+
 /* Renders a parsed template into out. Returns 0, PQ_EINVAL (the rendered
  * path is not a relative path inside the output, or v has the wrong number
  * of fields), or PQ_ELIMIT (longer than n - 1 bytes or a component longer

@@ -76,7 +76,7 @@ typedef struct pl_finished {
     fs_file file;                /* the local store's file, FS_FINISHED (out == NULL) */
     st_file *out;                /* any other store's finished file, else NULL */
     char name[4096];             /* rendered name relative to the output dir */
-    time_t first_time;           /* ingestion time of its first record */
+    time_t first_time;           /* time of its first record (output.time_from: event) */
     uint64_t rows;
 } pl_finished;
 
@@ -122,6 +122,9 @@ typedef struct pl_config {
     st_store *store;                     /* borrowed; NULL: the local directory
                                             out_dir */
     const char *path_template;           /* output.path; or, with file_name, unused */
+    const char *time_from;               /* output.time_from (evtime.h); NULL: the
+                                            ingestion time. Routes records as
+                                            {{FIELD}}s do. */
     const char *file_name;               /* convert -o FILE: every file gets this
                                             temporary name (renamed by the owner) */
     cf_roll row_group;                   /* max_age applies only via pl_tick */

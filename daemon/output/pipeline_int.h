@@ -17,6 +17,7 @@
 
 #include "batch_int.h"
 #include "counters.h"
+#include "evtime.h"
 #include "mutex.h"
 #include "pathtpl.h"
 #include "pipeline.h"
@@ -79,12 +80,16 @@ typedef struct pl_file {
     pq_writer *w;
     st_file *out;                /* the store's file */
     char name[PT_PATH_MAX];      /* rendered, relative to out_dir */
-    time_t first_time;           /* ingestion time of its first record */
+    time_t first_time;           /* time of its first record (event time with
+                                    output.time_from, else ingestion) */
     /* The seconds [lo, hi) whose records render its directories (the
-     * template's time fields there; outfile.c), the key they render. */
+     * template's time fields there; outfile.c), the key they render.
+     * Routed files: [lo, hi) is the period of the key's time
+     * (route_period_s; INT64_MAX: none), for the period close. */
     int64_t period_lo, period_hi;
     char period_key[PL_PERIOD_KEY_MAX];
     int64_t opened_us;           /* monotonic, for rotate.max_age */
+    int64_t written_us;          /* monotonic, last rows moved in (routed: idle) */
     uint64_t first_seq, end_seq; /* lines [first, end) went into it */
     uint64_t rows;               /* assembled into it */
     int32_t ordinals;            /* row groups created for it */
@@ -175,6 +180,8 @@ struct pl_pipeline {
     char *out_dir, *tmpl, *file_name, *host;
     pt_template tpl;             /* tmpl parsed (not with file_name) */
     int64_t period_s;            /* pt_dir_period: 0, the directories have no time */
+    int64_t route_period_s;      /* the same, for routed files (their period close) */
+    et_source ts;                /* output.time_from (evtime.h); ts.set false: none */
     /* Partitioned output: output.path has {{FIELD}}s, so records are
      * routed by their keys (pathkey.h) to many open files (stages.c). The
      * open files (assembler only): a hash by key and a list by last write,
@@ -184,6 +191,7 @@ struct pl_pipeline {
     size_t hcap, n_open;
     pl_file *lru_head, *lru_tail;
     pq_rowgroup *discard;        /* rows replay skips (assembler) */
+    int64_t now_us;              /* the batch being routed: when (assembler) */
     /* Published ranges above the watermark, and the seq below which every
      * reject is in the dead letters (lock held: the writer adds, the
      * assembler reads once per batch). */
@@ -313,6 +321,13 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err);
  * directories (when t is past f's period but renders the same ones, a
  * coarser field, f's period moves on to t's). */
 bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t);
+/* A routed file's close by age at a tick (wall clock now_s, monotonic
+ * now_us): once its period (the directories' time fields) has passed,
+ * when it has been idle for rotate.max_age (late records keep it open
+ * while they come; evtime.h), DM_CLOSE_PERIOD; before, or without time
+ * directories, rotate.max_age after it opened, DM_CLOSE_AGE;
+ * DM_CLOSE_COUNT: not due. */
+dm_close pl_file_age_due(const pl_pipeline *p, const pl_file *f, int64_t now_us, int64_t now_s);
 /* Removes the temporary file and frees f. */
 void pl_file_abort(pl_file *f);
 /* Appends one record to the dead letters (dl_mu held). */

@@ -97,13 +97,20 @@ static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t
     pq_err e = {0};
     const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
     const char *iv = ix ? ix + strlen(PL_INDEX_TAG) : NULL;
+    pk_time et = {0};
     int rc = l->oversized ? 0 : pk_values(wk->pk, (const char *)b->text.data + l->off, l->len,
-                                          iv, iv ? strlen(iv) : 0, v, &e);
+                                          iv, iv ? strlen(iv) : 0, v, &et, &e);
     if (rc != 0)
         return rc;
+    /* The event time, or the ingestion time the spool stores with the
+     * line: either way a function of the spool record (replay). */
+    const int64_t when = et.found ? et.sec : l->ingest_us / 1000000;
+    if (p->ts.set && !et.found && et.object && !l->oversized)
+        dm_add(&dm_counters_global.records_time_fallback, 1);
+    ((int64_t *)(void *)b->key_time.data)[i] = when;
     if (l->oversized) {
         key[0] = '\0';          /* rejected by shred_line */
-    } else if (pk_key(&p->tpl, v, (time_t)(l->ingest_us / 1000000), key, sizeof key, &e) != 0) {
+    } else if (pk_key(&p->tpl, v, (time_t)when, key, sizeof key, &e) != 0) {
         *group = UINT32_MAX;
         return add_reject(b, i, DM_REJECT_SCHEMA, e.msg);
     }
@@ -142,7 +149,9 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
     pq_buf_reset(&wk->kgroups);
     pq_buf_reset(&wk->korder);
     pq_buf_reset(&b->key_off);
+    pq_buf_reset(&b->key_time);
     if (pq_buf_reserve(&wk->ktab, hcap * sizeof(uint32_t)) != 0 ||
+        pq_buf_reserve(&b->key_time, b->n_lines * sizeof(int64_t)) != 0 ||
         pq_buf_reserve(&wk->korder, b->n_lines * sizeof(uint32_t)) != 0 ||
         pq_buf_reserve(&b->key_off, b->n_lines * sizeof(uint32_t)) != 0)
         return PQ_ENOMEM;
@@ -154,6 +163,7 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
             return rc;
     }
     b->key_off.len = b->n_lines * sizeof(uint32_t);
+    b->key_time.len = b->n_lines * sizeof(int64_t);
     pl_kgroup *g = (pl_kgroup *)(void *)wk->kgroups.data;
     const size_t ng = wk->kgroups.len / sizeof *g;
     uint32_t start = 0;
@@ -665,9 +675,9 @@ static int route_open(pl_pipeline *p, const pl_batch *b, uint64_t row, const cha
     }
     save_current(p);
     const uint32_t line = ((const uint32_t *)(const void *)b->row_lines.data)[row];
+    const int64_t when = ((const int64_t *)(const void *)b->key_time.data)[line];
     pl_file *f;
-    int rc = pl_file_open(p, pl_batch_line(b, line)->ingest_us, b->first_seq + line, key, &f,
-                          err);
+    int rc = pl_file_open(p, when * 1000000, b->first_seq + line, key, &f, err);
     if (rc != 0)
         return rc;
     route_insert(p, f);
@@ -739,6 +749,7 @@ static int route_group(pl_pipeline *p, pl_batch *b, pq_rowgroup *src, uint64_t m
         moved += n;
         f->rows += n;
         f->end_seq = b->first_seq + idx[moved - 1] + 1;
+        f->written_us = p->now_us;
         if (f != p->lru_head) {
             lru_unlink(p, f);
             lru_push(p, f);
@@ -799,18 +810,20 @@ static int bound_memory(pl_pipeline *p, pq_err *err)
 
 static int route_marker(pl_pipeline *p, const pl_batch *b, pq_err *err)
 {
-    const int64_t now = pl_mono_us();
-    const cf_roll *rg = &p->cfg.row_group, *rot = &p->cfg.rotate;
+    const int64_t now = pl_mono_us(), now_s = (int64_t)time(NULL);
+    const cf_roll *rg = &p->cfg.row_group;
     int rc = 0;
     for (pl_file *f = p->lru_head, *next; rc == 0 && f != NULL; f = next) {
         next = f->lru_next;
         switch_to(p, f);
+        dm_close why = b->marker == PL_MARK_TICK ? pl_file_age_due(p, f, now, now_s)
+                                                 : DM_CLOSE_COUNT;
         if (b->marker == PL_MARK_CLOSE)
             rc = close_file(p, DM_CLOSE_SHUTDOWN, err);
         else if (b->marker == PL_MARK_FLUSH)
             rc = close_rowgroup(p, err);
-        else if (rot->max_age_ms && now - f->opened_us >= (int64_t)rot->max_age_ms * 1000)
-            rc = close_file(p, DM_CLOSE_AGE, err);
+        else if (why != DM_CLOSE_COUNT)
+            rc = close_file(p, why, err);
         else if ((p->cur_rg != NULL || p->rg_open) && rg->max_age_ms &&
                  now - p->rg_started_us >= (int64_t)rg->max_age_ms * 1000)
             rc = close_rowgroup(p, err);
@@ -888,6 +901,7 @@ static int assemble(pl_pipeline *p, pl_batch *b, pq_err *err)
     }
     int rc = write_rejects(p, b, dl_done, err);
     if (p->route) {
+        p->now_us = pl_mono_us();
         rc = rc ? rc : route_rows(p, b, may_skip, err);
         rc = rc ? rc : bound_memory(p, err);
     } else {

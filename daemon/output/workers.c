@@ -432,10 +432,16 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
     size_t off = 0;
     if (p->file_name == NULL && pt_parse(p->tmpl, &p->tpl, &off, err) != 0)
         return pq_err_prefix(err, err->code, "output path, offset %zu", off);
-    p->route = p->file_name == NULL && p->tpl.n_fields > 0;
+    int trc = p->file_name == NULL ? et_resolve(cfg->schema, cfg->time_from, &p->ts, err) : 0;
+    if (trc != 0)
+        return pq_err_prefix(err, trc, "output.time_from");
+    p->cfg.time_from = NULL;     /* resolved into p->ts */
+    p->route = p->file_name == NULL && (p->tpl.n_fields > 0 || p->ts.set);
     /* Routed records: the key holds the directories' time, so a file
-     * never needs to close for its period. */
+     * never needs to close for a record of another period; it closes
+     * once its period has passed and it is idle (route_marker). */
     p->period_s = p->file_name == NULL && !p->route ? pt_dir_period(&p->tpl) : 0;
+    p->route_period_s = p->route ? pt_dir_period(&p->tpl) : 0;
     if (p->route) {
         const uint32_t max = cfg->max_open_files ? cfg->max_open_files : 256;
         for (p->hcap = 16; p->hcap < 2 * (size_t)max; p->hcap *= 2)
@@ -478,7 +484,7 @@ static int start_workers(pl_pipeline *p, pq_err *err)
             return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
         int rc = sh_shredder_new(&wk->sh, p->cfg.schema, err);
         if (rc == 0 && p->route)
-            rc = pk_new(&wk->pk, &p->tpl, err);
+            rc = pk_new(&wk->pk, &p->tpl, &p->ts, err);
         if (rc != 0)
             return rc;
     }
@@ -556,6 +562,7 @@ void pl_destroy(pl_pipeline *p)
     free(p->auto_cols);
     free(p->out_dir);
     pt_free(&p->tpl);
+    et_source_free(&p->ts);
     free(p->tmpl);
     free(p->file_name);
     free(p->host);

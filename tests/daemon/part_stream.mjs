@@ -1,9 +1,16 @@
 // part_stream.mjs - an endless sender of unique NDJSON lines for the
-// partitioned crash test (test_daemon_partition_crash.sh): line N is
-// {"id":N,"svc":V,"pad":"..."}, a function of N alone (lineFor). Lines come
-// in runs of 10 of one value, the runs' values cycling over 300 (svcOf):
-// one of them is "a/b= c" (a '/', an '=' and a space), and one run in 50
-// has no svc at all. As stream.mjs: about --rate lines a second over one
+// partitioned crash tests (test_daemon_partition_crash.sh,
+// test_s3_partition_crash.sh): line N is {"id":N,"svc":V,"ts":T,"pad":"..."},
+// a function of N alone (lineFor). Lines come in runs of 10 of one value,
+// the runs' values cycling over 300 (svcOf): one of them is "a/b= c" (a
+// '/', an '=' and a space), and one run in 50 has no svc at all. ts, the
+// event time (tsOf), walks over 30 hours of 2026-03-01/02 (HOURS, a new
+// hour every 50 lines, then around again) with late records: one run in
+// 6 is 1-5 hours behind the lines around it; one run in 40 has no ts and
+// one line in 97 an unparsable one (the daemon routes those by their
+// ingestion time); the hot runs' ts stay in the first hour, so their key's
+// file is written all along and holds the watermark back; one run in 3 gives ts as epoch seconds (a number with
+// a fraction), the others as RFC 3339 strings. As stream.mjs: about --rate lines a second over one
 // connection at a time, reconnecting every 50 ms while the daemon is gone;
 // SIGTERM ends cleanly.
 //
@@ -31,11 +38,30 @@ export function svcOf(id) {
   return `svc-${String(k).padStart(3, '0')}`;
 }
 
+export const HOURS = 30;
+export const HOUR_LINES = 50;
+const T0 = Date.UTC(2026, 2, 1) / 1000;    /* 2026-03-01T00:00:00Z */
+
+// The event second of line id (null: none or unparsable, so the ingestion
+// time routes it) and its JSON text.
+export function tsOf(id) {
+  const run = Math.floor(id / RUN);
+  if (run % 40 === 9) return { sec: null, json: undefined };
+  if (id % 97 === 13) return { sec: null, json: '"not a time"' };
+  let hour = Math.floor(id / HOUR_LINES) % HOURS;
+  if (run % 6 === 5) hour = Math.max(0, hour - 1 - (run % 5));   /* late */
+  if (svcOf(id) === 'hot') hour = 0;   /* one key written all along: holds the watermark */
+  const sec = T0 + hour * 3600 + (id * 37) % 3600;
+  if (run % 3 === 1) return { sec, json: `${sec}.25` };
+  return { sec, json: JSON.stringify(new Date(sec * 1000).toISOString()) };
+}
+
 export function lineFor(id) {
   const svc = svcOf(id);
+  const ts = tsOf(id).json;
   const pad = ((id * 2654435761) >>> 0).toString(16).padStart(8, '0');
-  return svc === undefined ? `{"id":${id},"pad":"${pad}"}`
-                           : `{"id":${id},"svc":${JSON.stringify(svc)},"pad":"${pad}"}`;
+  return `{"id":${id}` + (svc === undefined ? '' : `,"svc":${JSON.stringify(svc)}`) +
+         (ts === undefined ? '' : `,"ts":${ts}`) + `,"pad":"${pad}"}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -288,5 +288,33 @@ check "-v names the shredded fields" grep -qF \
 "$PARQD" convert -o "$T/auto2.parquet" "$T/auto.ndjson" 2>"$T/auto2.err"
 check "without -v, no shredding line" bash -c "! grep -q 'shredded as' '$T/auto2.err'"
 
+# ---- output.time_from: directories of each record's event time ---------------
+# A typed timestamp column (ms) read from `at`: strings, epoch ms, and a
+# record without it (its ingestion time: today's directory).
+cat >"$T/ev-schema.yaml" <<'EOF'
+columns:
+  - {name: ts, type: "timestamp(ms, utc)", from: at}
+  - {name: svc, type: string}
+EOF
+cat >"$T/ev.yaml" <<EOF
+schema: ev-schema.yaml
+output:
+  dir: $T/ev-out
+  path: "svc={{svc}}/dt=%Y-%m-%d/hour=%H/{seq}.parquet"
+  time_from: ts
+EOF
+printf '%s\n' '{"svc":"a","at":"2026-03-01T10:05:00Z"}' '{"svc":"a","at":1772362800500}' \
+    '{"svc":"b","at":"2026-03-01T10:59:59.999+00:00"}' '{"svc":"b"}' >"$T/ev.ndjson"
+"$PARQD" convert --config "$T/ev.yaml" "$T/ev.ndjson" 2>"$T/ev.err"
+check "time_from: convert exits 0" [ "$?" -eq 0 ]
+ev_dirs=$(cd "$T/ev-out" 2>/dev/null && find . -name '*.parquet' -printf '%h\n' | sort | tr '\n' ' ')
+ev_want="./svc=a/dt=2026-03-01/hour=10 ./svc=a/dt=2026-03-01/hour=11 ./svc=b/dt=2026-03-01/hour=10 ./svc=b/dt=$(date -u +%Y-%m-%d)/hour="
+check "time_from: each record under its event hour, the one without under its ingestion hour ($ev_dirs)" \
+    [ "${ev_dirs#"$ev_want"}" != "$ev_dirs" ]
+sed 's/time_from: ts/time_from: svc/' "$T/ev.yaml" >"$T/ev-bad.yaml"
+"$PARQD" check --config "$T/ev-bad.yaml" >/dev/null 2>"$T/ev-bad.err"
+check "time_from: check refuses a string column at its line and column" \
+    grep -qF "ev-bad.yaml:5:14: output.time_from: column 'svc' is string, not a timestamp" "$T/ev-bad.err"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

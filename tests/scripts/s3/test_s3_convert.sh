@@ -70,6 +70,15 @@ check "convert into 10 objects exits 0 ($ST): $(tail -n 1 "$T/many.err" | cut -c
 check "10 objects under many/, no upload left" \
     test "$(rgw_ls logs | tr '\t' '\n' | grep -c '^many/')" = 10
 s3_no_uploads_left || bad "no upload left after the 10-file convert"
+# Event time into S3: each record under the hour of its own `t`.
+printf '%s\n' '{"svc":"a","t":"2026-03-01T10:05:00Z"}' '{"svc":"a","t":1772362800}' \
+    '{"svc":"b","t":"2026-03-01T10:59:59Z"}' >"$T/ev.ndjson"
+printf 'output:\n  path: "svc={{svc}}/hour=%%H/{seq}.parquet"\n  time_from: t\n' >"$T/ev.yaml"
+AWS_ENDPOINT_URL="$RGW_ENDPOINT" "$PARQD" convert --config "$T/ev.yaml" -o s3://logs/ev/ \
+    "$T/ev.ndjson" >/dev/null 2>"$T/ev.err" && ST=0 || ST=$?
+EVK=$(rgw_ls logs | tr '\t' '\n' | grep '^ev/' | sed 's|/[^/]*$||' | sort | tr '\n' ' ')
+check "time_from: convert into S3 exits 0 ($ST), objects under their event hours ($EVK)" \
+    test "$ST:$EVK" = "0:ev/svc=a/hour=10 ev/svc=a/hour=11 ev/svc=b/hour=10 "
 R=$(duck "SELECT count(*) AS n FROM read_parquet('$T/s3.parquet')")
 check "DuckDB reads every record of the object ($R, $N lines)" test "$R" = "[{\"n\":\"$N\"}]"
 finish

@@ -186,6 +186,35 @@ static void test_encryption_errors(void **state)
                  "but names another file");
 }
 
+/* output.time_from is checked once the schema is known (it may come
+ * after output:, or from --schema): its errors point at its value. */
+static void test_time_from(void **state)
+{
+    (void)state;
+    cf_config c;
+    load("output:\n  path: \"h=%H/{seq}\"\n  time_from: ts\n", &c);   /* default schema */
+    assert_string_equal(c.output.time_from, "ts");
+    assert_true(c.output.partitioned);
+    cf_config_free(&c);
+    load("output:\n  time_from: at\n"
+         "schema:\n  columns:\n    - {name: at, type: \"timestamp(ns, utc)\", from: t}\n", &c);
+    cf_config_free(&c);
+    assert_error("output:\n  time_from: \"\"\n",
+                 "c.yaml:2:14: output.time_from: expected a non-empty string, found ''");
+    assert_error("output:\n  time_from: n\n"
+                 "schema:\n  columns:\n    - {name: n, type: int64}\n",
+                 "c.yaml:2:14: output.time_from: column 'n' is int64, not a timestamp read from "
+                 "the record");
+    assert_error("output:\n  time_from: t\n"
+                 "schema:\n  columns:\n    - {name: n, type: int64}\n",
+                 "c.yaml:2:14: output.time_from: no column 't' in the schema (time_from names a "
+                 "timestamp column, or a field of the record when a column takes the rest, "
+                 "from: \"*\")");
+    assert_error("output:\n  time_from: \"a..b\"\n",
+                 "c.yaml:2:14: output.time_from: 'a..b', offset 2: empty key in a dotted path "
+                 "(for keys containing dots use a JSON Pointer like {{/id.orig_h}})");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_encryption_full),
         cmocka_unit_test(test_encryption_defaults),
         cmocka_unit_test(test_encryption_errors),
+        cmocka_unit_test(test_time_from),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

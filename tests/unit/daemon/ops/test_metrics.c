@@ -436,6 +436,7 @@ static void test_metrics_follow_counters(void **state)
     dm_add(&dm_counters_global.bytes_written, 999);
     dm_add(&dm_counters_global.files_closed[DM_CLOSE_AGE], 4);
     dm_add(&dm_counters_global.files_closed[DM_CLOSE_SHUTDOWN], 1);
+    dm_add(&dm_counters_global.records_time_fallback, 6);
     response r = get(s->port, "GET /metrics HTTP/1.0\r\n\r\n");
     assert_int_equal(r.status, 200);
     check_exposition(r.body);
@@ -450,6 +451,7 @@ static void test_metrics_follow_counters(void **state)
     assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"size\"}") == 0);
     assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"rows\"}") == 0);
     assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"age\"}") == 4);
+    assert_true(value_of(r.body, "parqd_records_time_fallback_total") == 6);
     assert_true(value_of(r.body, "parqd_files_closed_total{reason=\"shutdown\"}") == 1);
     free(r.raw);
 

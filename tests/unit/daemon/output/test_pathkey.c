@@ -29,7 +29,7 @@ static void setup(fx *f, const char *tmpl)
     pq_err e = {0};
     if (pt_parse(tmpl, &f->t, &off, &e) != 0)
         fail_msg("%s: %s", tmpl, e.msg);
-    assert_int_equal(pk_new(&f->x, &f->t, &e), 0);
+    assert_int_equal(pk_new(&f->x, &f->t, NULL, &e), 0);
 }
 
 static void teardown(fx *f)
@@ -41,7 +41,7 @@ static void teardown(fx *f)
 static const char *key_of(fx *f, const char *line, const char *index, time_t when)
 {
     pq_err e = {0};
-    assert_int_equal(pk_values(f->x, line, strlen(line), index, index ? strlen(index) : 0, f->v,
+    assert_int_equal(pk_values(f->x, line, strlen(line), index, index ? strlen(index) : 0, f->v, NULL,
                                &e), 0);
     if (pk_key(&f->t, f->v, when, f->key, sizeof f->key, &e) != 0)
         fail_msg("%s: %s", line, e.msg);
@@ -122,7 +122,7 @@ static void test_key_too_long(void **state)
     n += PK_KEY_MAX / 2;
     memcpy(line + n, "\"}", 3);
     pq_err e = {0};
-    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, f.v, &e), 0);
+    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, f.v, NULL, &e), 0);
     assert_int_equal(pk_key(&f.t, f.v, T, f.key, sizeof f.key, &e), PQ_ELIMIT);
     teardown(&f);
 }
