@@ -10,9 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A value that does not convert to the column's type (positive, so it
- * never collides with the writer's negative error codes). */
-#define MISMATCH 2
+/* A value that does not convert to the column's type (shred_value.h). */
+#define MISMATCH SHV_MISMATCH
 
 static int put_i(pq_column *c, const sc_type *t, uint16_t rep, int64_t v)
 {
@@ -248,6 +247,22 @@ int shv_geo_end(sh_shredder *s, const sh_frame *f)
                                          s->wkb.data, s->wkb.len);
 }
 
+bool shv_is_plain_scalar(const sc_type *t)
+{
+    switch (t->kind) {
+    case SC_LIST: case SC_MAP: case SC_STRUCT: case SC_VARIANT: case SC_JSON:
+    case SC_GEOMETRY: case SC_GEOGRAPHY:
+        return false;
+    default:
+        return true;
+    }
+}
+
+int shv_put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, const void *payload)
+{
+    return put_scalar(s, t, rep, ev, payload);
+}
+
 int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
                     int ev, const void *payload)
 {
@@ -315,6 +330,7 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
         int rc = pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)t->leaf), rep, k, len);
         s->target = (sh_target){.kind = T_TYPED, .column = f->column, .type = t->elem,
                                 .nullable = true, .rep = rep};
+        s->fast = shv_is_plain_scalar(t->elem) ? FAST_FIELD : FAST_NONE;
         return rc;
     }
     size_t i;
@@ -328,6 +344,7 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
     f->last_child = (uint32_t)i + 1;
     s->target = (sh_target){.kind = T_TYPED, .column = f->column, .type = field->type,
                             .nullable = !field->required, .rep = f->rep};
+    s->fast = shv_is_plain_scalar(field->type) ? FAST_FIELD : FAST_NONE;
     return PQ_OK;
 }
 
