@@ -11,6 +11,7 @@
 #include "shred.h"
 #include "shred_state.h"
 #include "shred_value.h"
+#include "memeq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static const sh_trie *trie_find(const sh_trie *n, const char *key, size_t len)
     size_t at = (size_t)trie_hash(key, len) & n->slot_mask;
     for (uint32_t i; (i = n->slots[at]) != 0; at = (at + 1) & n->slot_mask) {
         const sh_trie *c = &n->children[i - 1];
-        if (c->key_len == len && memcmp(c->key, key, len) == 0)
+        if (c->key_len == len && pq_memeq(c->key, key, len))
             return c;
     }
     return NULL;
@@ -135,7 +136,7 @@ static const sh_trie *trie_find_next(const sh_trie *n, uint32_t *last, const cha
     const uint32_t guess = n->after[*last];
     if (guess != 0) {
         const sh_trie *c = &n->children[guess - 1];
-        if (c->key_len == len && memcmp(c->key, key, len) == 0) {
+        if (c->key_len == len && pq_memeq(c->key, key, len)) {
             *last = guess;
             return c;
         }
