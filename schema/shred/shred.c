@@ -726,6 +726,7 @@ static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size
     s->fast = FAST_NONE;
     vr_builder_reset(&s->rest);
     s->rg = rg;
+    s->leaves = pq_rowgroup_columns(rg, &s->n_leaves);
     s->line = line;
     s->line_len = len;
     s->ingest_us = ingest_us;

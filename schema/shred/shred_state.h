@@ -8,6 +8,7 @@
 #define PQ_SHRED_STATE_H
 
 #include "colspec.h"
+#include "column.h"
 #include "err.h"
 #include "geojson.h"
 #include "json.h"
@@ -137,6 +138,8 @@ struct sh_shredder {
     bool general_only;           /* sh_shredder_set_fast(false) */
     /* per record */
     pq_rowgroup *rg;
+    pq_column *leaves;           /* rg's columns (pq_rowgroup_columns) */
+    size_t n_leaves;
     const char *line;
     size_t line_len;
     int64_t ingest_us;
@@ -150,6 +153,13 @@ struct sh_shredder {
      * message, since a callee's whole message may land here */
     char fail_why[sizeof ((pq_err *)0)->msg];
 };
+
+/* The row group's column of leaf, as pq_rowgroup_column, without a call
+ * per value. */
+static inline pq_column *sh_leaf(const sh_shredder *s, int leaf)
+{
+    return (size_t)leaf < s->n_leaves ? &s->leaves[leaf] : NULL;
+}
 
 /* Whether the schema has a `*` rest column. */
 static inline bool sh_has_rest(const sh_shredder *s)

@@ -112,7 +112,7 @@ static int put_text(sh_shredder *s, pq_column *c, const sc_type *t, uint16_t rep
  * a writer error. */
 static int put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, const void *payload)
 {
-    pq_column *c = pq_rowgroup_column(s->rg, (size_t)t->leaf);
+    pq_column *c = sh_leaf(s, t->leaf);
     double d;
     switch (t->kind) {
     case SC_BOOL:
@@ -148,7 +148,7 @@ static int put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, co
 int shv_nulls(sh_shredder *s, const sc_type *t, uint16_t rep, uint16_t def)
 {
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++) {
-        int rc = pq_column_put_null(pq_rowgroup_column(s->rg, (size_t)l), rep, def);
+        int rc = pq_column_put_null(sh_leaf(s, l), rep, def);
         if (rc != 0)
             return rc;
     }
