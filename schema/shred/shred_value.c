@@ -296,10 +296,17 @@ int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable,
     return rc;
 }
 
+/* Byte by byte, stopping at the name's end (no strlen, no memcmp: two
+ * calls for a key of a few bytes, once per struct field of every record).
+ * The key may hold NULs (\u0000), so a NUL in the name ends the match
+ * whatever the key's byte; no byte past the name's terminator is read. */
 static bool field_is(const sc_column *f, const char *k, size_t len)
 {
     const char *name = f->path_len == 1 ? f->path[0] : f->name;
-    return strlen(name) == len && memcmp(name, k, len) == 0;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] == '\0' || name[i] != k[i])
+            return false;
+    return name[len] == '\0';
 }
 
 /* The field named k. Writers emit a struct's keys in one order, usually
