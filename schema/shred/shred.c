@@ -11,6 +11,7 @@
 #include "shred.h"
 #include "shred_state.h"
 #include "shred_value.h"
+#include "memeq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ static int trie_add(sh_shredder *s, int column, pq_err *err)
     if (n->column >= 0 || n->n_children > 0)
         return pq_err_set(err, PQ_EINVAL, "column '%s': its path overlaps another column's", c->name);
     n->column = column;
+    n->plain = shv_is_plain_scalar(c->type);
     return PQ_OK;
 }
 
@@ -113,7 +115,7 @@ static const sh_trie *trie_find(const sh_trie *n, const char *key, size_t len)
     size_t at = (size_t)trie_hash(key, len) & n->slot_mask;
     for (uint32_t i; (i = n->slots[at]) != 0; at = (at + 1) & n->slot_mask) {
         const sh_trie *c = &n->children[i - 1];
-        if (c->key_len == len && memcmp(c->key, key, len) == 0)
+        if (c->key_len == len && pq_memeq(c->key, key, len))
             return c;
     }
     return NULL;
@@ -134,7 +136,7 @@ static const sh_trie *trie_find_next(const sh_trie *n, uint32_t *last, const cha
     const uint32_t guess = n->after[*last];
     if (guess != 0) {
         const sh_trie *c = &n->children[guess - 1];
-        if (c->key_len == len && memcmp(c->key, key, len) == 0) {
+        if (c->key_len == len && pq_memeq(c->key, key, len)) {
             *last = guess;
             return c;
         }
@@ -549,6 +551,7 @@ static int on_value(sh_shredder *s, int ev, const void *payload)
 static int on_key(sh_shredder *s, const char *k, size_t len)
 {
     sh_frame *top = &s->frames[s->n_frames - 1];
+    s->fast = FAST_NONE;
     switch (top->mode) {
     case FM_REST:
         return vr_key(&s->rest, k, len);
@@ -574,6 +577,7 @@ static int on_key(sh_shredder *s, const char *k, size_t len)
     if (child != NULL && child->column >= 0) {
         tg->kind = T_COLUMN;
         tg->column = child->column;
+        s->fast = child->plain ? FAST_COLUMN : FAST_NONE;
     } else if (child != NULL) {
         tg->kind = T_ROUTE;
         tg->node = child;
@@ -638,19 +642,72 @@ static int cb_result(sh_shredder *s, int rc)
     return rc != 0 || s->reject || s->fatal;
 }
 
-static int cb_begin_object(void *u) { return cb_result(u, on_value(u, EV_BEGIN_OBJECT, NULL)); }
-static int cb_begin_array(void *u) { return cb_result(u, on_value(u, EV_BEGIN_ARRAY, NULL)); }
+/* A scalar right after a key that led to a plain scalar column (s->fast)
+ * goes straight into its leaf: the chain on_value -> dispatch ->
+ * begin_column -> shv_typed_value, with its checks for containers,
+ * Variant, json and GeoJSON, cost about a tenth of a typed convert's
+ * instructions. Anything unusual -- a null, a repeated key, a value not of
+ * the column's type -- is left to that chain (*taken false), before
+ * anything is written. */
+static int fast_scalar(sh_shredder *s, int ev, const void *payload, bool *taken)
+{
+    const uint8_t fast = s->fast;
+    const sh_target *tg = &s->target;
+    s->fast = FAST_NONE;
+    *taken = false;
+    if (fast == FAST_FIELD) {
+        int rc = shv_put_scalar(s, tg->type, tg->rep, ev, payload);
+        *taken = rc != SHV_MISMATCH;
+        return *taken ? rc : 0;
+    }
+    sh_colstate *cs = &s->cols[tg->column];
+    if (cs->seen || cs->failed)
+        return PQ_OK;
+    int rc = shv_put_scalar(s, s->spec->columns[tg->column].type, 0, ev, payload);
+    if (rc == SHV_MISMATCH)
+        return PQ_OK;
+    *taken = true;
+    cs->seen = rc == 0;
+    cs->raw_start = json_parser_offset(&s->parser);
+    cs->key = tg->key;
+    cs->key_len = tg->key_len;
+    return rc;
+}
+
+static int scalar_value(sh_shredder *s, int ev, const void *payload)
+{
+    if (s->fast != FAST_NONE && !s->general_only) {
+        bool taken;
+        int rc = fast_scalar(s, ev, payload, &taken);
+        if (taken)
+            return cb_result(s, rc);
+    }
+    return cb_result(s, on_value(s, ev, payload));
+}
+
+static int container_value(sh_shredder *s, int ev)
+{
+    s->fast = FAST_NONE;
+    return cb_result(s, on_value(s, ev, NULL));
+}
+
+static int cb_begin_object(void *u) { return container_value(u, EV_BEGIN_OBJECT); }
+static int cb_begin_array(void *u) { return container_value(u, EV_BEGIN_ARRAY); }
 static int cb_end_object(void *u) { return cb_result(u, on_end(u, true)); }
 static int cb_end_array(void *u) { return cb_result(u, on_end(u, false)); }
 static int cb_key(void *u, const char *k, size_t n) { return cb_result(u, on_key(u, k, n)); }
 static int cb_string(void *u, const char *v, size_t n)
 {
     sh_str str = {v, n};
-    return cb_result(u, on_value(u, EV_STRING, &str));
+    return scalar_value(u, EV_STRING, &str);
 }
-static int cb_number(void *u, const json_number *n) { return cb_result(u, on_value(u, EV_NUMBER, n)); }
-static int cb_bool(void *u, bool v) { return cb_result(u, on_value(u, EV_BOOL, &v)); }
-static int cb_null(void *u) { return cb_result(u, on_value(u, EV_NULL, NULL)); }
+static int cb_number(void *u, const json_number *n) { return scalar_value(u, EV_NUMBER, n); }
+static int cb_bool(void *u, bool v) { return scalar_value(u, EV_BOOL, &v); }
+static int cb_null(void *u)
+{
+    ((sh_shredder *)u)->fast = FAST_NONE; /* a null: the chain decides */
+    return cb_result(u, on_value(u, EV_NULL, NULL));
+}
 
 static const json_handler record_handler = {
     cb_begin_object, cb_key, cb_end_object, cb_begin_array, cb_end_array,
@@ -666,8 +723,10 @@ static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size
     pq_buf_reset(&s->seen);
     memset(s->cols, 0, s->spec->n_columns * sizeof *s->cols);
     memset(&s->target, 0, sizeof s->target);
+    s->fast = FAST_NONE;
     vr_builder_reset(&s->rest);
     s->rg = rg;
+    s->leaves = pq_rowgroup_columns(rg, &s->n_leaves);
     s->line = line;
     s->line_len = len;
     s->ingest_us = ingest_us;
@@ -748,6 +807,11 @@ static int parse_record(sh_shredder *s, const char *line, size_t len)
         s->reject = SH_REJECT_INVALID_JSON;
     }
     return PQ_OK;
+}
+
+void sh_shredder_set_fast(sh_shredder *s, bool on)
+{
+    s->general_only = !on;
 }
 
 sh_reject sh_last_reject(const sh_shredder *s)

@@ -58,6 +58,11 @@ int sh_shred_line(sh_shredder *s, pq_rowgroup *rg, const char *line, size_t len,
  * the same file with any number of workers. */
 void sh_shredder_new_batch(sh_shredder *s);
 
+/* With on false, every value takes the general path (shred.c's
+ * fast_scalar is skipped): the same rows, errors and bytes, more slowly.
+ * For the differential fuzz target, which checks exactly that. */
+void sh_shredder_set_fast(sh_shredder *s, bool on);
+
 /* The reason of the last SH_REJECTED (SH_REJECT_NONE after a row). */
 sh_reject sh_last_reject(const sh_shredder *s);
 

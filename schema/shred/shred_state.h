@@ -8,6 +8,7 @@
 #define PQ_SHRED_STATE_H
 
 #include "colspec.h"
+#include "column.h"
 #include "err.h"
 #include "geojson.h"
 #include "json.h"
@@ -41,6 +42,8 @@ typedef struct sh_trie {
                                     0 unknown. Written while shredding (one
                                     shredder per thread owns its trie) */
     int column;                  /* index into spec->columns, -1 none */
+    bool plain;                  /* column's values are plain scalars
+                                    (shv_is_plain_scalar) */
 } sh_trie;
 
 typedef enum sh_mode {
@@ -92,6 +95,15 @@ typedef struct sh_target {
     size_t key_len;
 } sh_target;
 
+/* Whether the value after the last key may skip on_value's dispatch
+ * (shred.c: fast_scalar): the key led to a plain scalar column. */
+typedef enum sh_fast {
+    FAST_NONE,
+    FAST_COLUMN,                 /* a top-level column: target.column */
+    FAST_FIELD                   /* a struct field or map value: target's
+                                    column, type and rep, as T_TYPED */
+} sh_fast;
+
 /* Per top-level column state for the current record. */
 typedef struct sh_colstate {
     bool seen;
@@ -121,8 +133,13 @@ struct sh_shredder {
     gj_converter geo;            /* GeoJSON to WKB */
     pq_buf wkb;
     sh_target target;
+    uint8_t fast;                /* sh_fast: set by a key, taken by the
+                                    value event right after it */
+    bool general_only;           /* sh_shredder_set_fast(false) */
     /* per record */
     pq_rowgroup *rg;
+    pq_column *leaves;           /* rg's columns (pq_rowgroup_columns) */
+    size_t n_leaves;
     const char *line;
     size_t line_len;
     int64_t ingest_us;
@@ -136,6 +153,13 @@ struct sh_shredder {
      * message, since a callee's whole message may land here */
     char fail_why[sizeof ((pq_err *)0)->msg];
 };
+
+/* The row group's column of leaf, as pq_rowgroup_column, without a call
+ * per value. */
+static inline pq_column *sh_leaf(const sh_shredder *s, int leaf)
+{
+    return (size_t)leaf < s->n_leaves ? &s->leaves[leaf] : NULL;
+}
 
 /* Whether the schema has a `*` rest column. */
 static inline bool sh_has_rest(const sh_shredder *s)

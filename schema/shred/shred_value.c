@@ -10,9 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A value that does not convert to the column's type (positive, so it
- * never collides with the writer's negative error codes). */
-#define MISMATCH 2
+/* A value that does not convert to the column's type (shred_value.h). */
+#define MISMATCH SHV_MISMATCH
 
 static int put_i(pq_column *c, const sc_type *t, uint16_t rep, int64_t v)
 {
@@ -113,7 +112,7 @@ static int put_text(sh_shredder *s, pq_column *c, const sc_type *t, uint16_t rep
  * a writer error. */
 static int put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, const void *payload)
 {
-    pq_column *c = pq_rowgroup_column(s->rg, (size_t)t->leaf);
+    pq_column *c = sh_leaf(s, t->leaf);
     double d;
     switch (t->kind) {
     case SC_BOOL:
@@ -149,7 +148,7 @@ static int put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, co
 int shv_nulls(sh_shredder *s, const sc_type *t, uint16_t rep, uint16_t def)
 {
     for (int l = t->leaf; l < t->leaf + t->n_leaves; l++) {
-        int rc = pq_column_put_null(pq_rowgroup_column(s->rg, (size_t)l), rep, def);
+        int rc = pq_column_put_null(sh_leaf(s, l), rep, def);
         if (rc != 0)
             return rc;
     }
@@ -248,6 +247,22 @@ int shv_geo_end(sh_shredder *s, const sh_frame *f)
                                          s->wkb.data, s->wkb.len);
 }
 
+bool shv_is_plain_scalar(const sc_type *t)
+{
+    switch (t->kind) {
+    case SC_LIST: case SC_MAP: case SC_STRUCT: case SC_VARIANT: case SC_JSON:
+    case SC_GEOMETRY: case SC_GEOGRAPHY:
+        return false;
+    default:
+        return true;
+    }
+}
+
+int shv_put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, const void *payload)
+{
+    return put_scalar(s, t, rep, ev, payload);
+}
+
 int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
                     int ev, const void *payload)
 {
@@ -281,10 +296,17 @@ int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable,
     return rc;
 }
 
+/* Byte by byte, stopping at the name's end (no strlen, no memcmp: two
+ * calls for a key of a few bytes, once per struct field of every record).
+ * The key may hold NULs (\u0000), so a NUL in the name ends the match
+ * whatever the key's byte; no byte past the name's terminator is read. */
 static bool field_is(const sc_column *f, const char *k, size_t len)
 {
     const char *name = f->path_len == 1 ? f->path[0] : f->name;
-    return strlen(name) == len && memcmp(name, k, len) == 0;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] == '\0' || name[i] != k[i])
+            return false;
+    return name[len] == '\0';
 }
 
 /* The field named k. Writers emit a struct's keys in one order, usually
@@ -315,6 +337,7 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
         int rc = pq_column_put_bytes(pq_rowgroup_column(s->rg, (size_t)t->leaf), rep, k, len);
         s->target = (sh_target){.kind = T_TYPED, .column = f->column, .type = t->elem,
                                 .nullable = true, .rep = rep};
+        s->fast = shv_is_plain_scalar(t->elem) ? FAST_FIELD : FAST_NONE;
         return rc;
     }
     size_t i;
@@ -328,6 +351,7 @@ int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len)
     f->last_child = (uint32_t)i + 1;
     s->target = (sh_target){.kind = T_TYPED, .column = f->column, .type = field->type,
                             .nullable = !field->required, .rep = f->rep};
+    s->fast = shv_is_plain_scalar(field->type) ? FAST_FIELD : FAST_NONE;
     return PQ_OK;
 }
 

@@ -8,6 +8,17 @@
 
 #include "shred_state.h"
 
+/* shv_put_scalar's answer when the value is not of the column's type:
+ * nothing was written, and the general path (shv_typed_value) decides what
+ * becomes of it. Positive, so it never collides with a writer error. */
+#define SHV_MISMATCH 2
+
+/* Whether values of type t are single tokens that shv_put_scalar takes
+ * whole (no container, Variant, json or GeoJSON handling). */
+bool shv_is_plain_scalar(const sc_type *t);
+/* A scalar event (string, number, bool; not null) into a plain scalar
+ * column's leaf: 0 when put, SHV_MISMATCH, or < 0 on a writer error. */
+int shv_put_scalar(sh_shredder *s, const sc_type *t, uint16_t rep, int ev, const void *payload);
 int shv_typed_value(sh_shredder *s, int column, const sc_type *t, bool nullable, uint16_t rep,
                     int ev, const void *payload);
 int shv_typed_key(sh_shredder *s, sh_frame *f, const char *k, size_t len);

@@ -15,6 +15,7 @@
  * first compared with the key that followed the previous one last time
  * before it is hashed (vr_guess_or_intern). */
 #include "variant_int.h"
+#include "memeq.h"
 
 #include <xxhash.h>
 
@@ -54,7 +55,7 @@ static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
         if (s->gen != b->gen)
             break;
         if (b->keys[s->id].len == len &&
-            (len == 0 || memcmp(vr_key_text(b, s->id), name, len) == 0)) {
+            pq_memeq(vr_key_text(b, s->id), name, len)) {
             *id = s->id;
             return 0;
         }
@@ -92,7 +93,7 @@ static int vr_guess_or_intern(vr_builder *b, const char *name, size_t len, uint3
     if (guess != NULL) {
         uint32_t g = *guess;
         if (g < b->nkeys && b->keys[g].len == len &&
-            (len == 0 || memcmp(vr_key_text(b, g), name, len) == 0)) {
+            pq_memeq(vr_key_text(b, g), name, len)) {
             *id = g;
             return 0;
         }

@@ -13,6 +13,7 @@
  * entries are slices of v->value, except the re-encoded partial objects
  * (vr_value_append_object). */
 #include "vshred.h"
+#include "column.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 typedef struct vs_ctx {
     vs_state *st;
     pq_rowgroup *rg;
+    pq_column *cols;             /* rg's columns (pq_rowgroup_columns) */
+    size_t n_cols;
     vr_meta meta;
     const uint8_t *meta_bytes;   /* the value's metadata, as given */
     size_t meta_len;
@@ -267,7 +270,7 @@ static int put_typed(pq_column *c, const sc_type *t, uint16_t rep, const vs_type
 
 static pq_column *col(const vs_ctx *x, int leaf)
 {
-    return pq_rowgroup_column(x->rg, (size_t)leaf);
+    return (size_t)leaf < x->n_cols ? &x->cols[leaf] : NULL;
 }
 
 /* Every leaf under typed_value of sh is undefined at def. */
@@ -572,6 +575,7 @@ static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const 
     if (t->kind != SC_VARIANT || t->shred == NULL)
         return pq_err_set(err, PQ_EINVAL, "variant shredding: not a variant column");
     vs_ctx x = {.st = st, .rg = rg, .err = err};
+    x.cols = pq_rowgroup_columns(rg, &x.n_cols);
     int rc = vr_meta_open(&x.meta, v->metadata, v->metadata_len, err);
     x.meta_bytes = v->metadata;
     x.meta_len = v->metadata_len;

@@ -10,6 +10,7 @@
  * NaN). Bytewise, every value round-trips exactly. */
 #include "dict.h"
 #include "err.h"
+#include "memeq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ static int dict_insert(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *ind
     for (; d->slots[j] != 0; j = (j + 1) & mask) {
         const struct pq_dict_ent *e = &d->ents[d->slots[j] - 1];
         if (e->hash == h && e->len == len
-            && (len == 0 || memcmp(d->arena.data + e->off, p, len) == 0)) {
+            && pq_memeq(d->arena.data + e->off, p, len)) {
             *index_out = d->slots[j] - 1;
             return 0;
         }

@@ -61,6 +61,12 @@ pq_column *pq_rowgroup_column(pq_rowgroup *rg, size_t leaf)
     return leaf < rg->n_cols ? &rg->cols[leaf] : NULL;
 }
 
+pq_column *pq_rowgroup_columns(pq_rowgroup *rg, size_t *n)
+{
+    *n = rg->n_cols;
+    return rg->cols;
+}
+
 void pq_rowgroup_end_row(pq_rowgroup *rg)
 {
     rg->rows++;

@@ -38,6 +38,10 @@ void pq_rowgroup_destroy(pq_rowgroup *rg);
 const pq_schema *pq_rowgroup_schema(const pq_rowgroup *rg);
 size_t pq_rowgroup_num_columns(const pq_rowgroup *rg);
 pq_column *pq_rowgroup_column(pq_rowgroup *rg, size_t leaf);
+/* Every leaf's column as one array (leaf i at [i], *n of them), for a
+ * caller that puts many values per row and indexes it itself rather than
+ * calling pq_rowgroup_column per value. Valid as long as the row group. */
+pq_column *pq_rowgroup_columns(pq_rowgroup *rg, size_t *n);
 
 /* Ends a row across all columns (counts it; never flushes anything). */
 void pq_rowgroup_end_row(pq_rowgroup *rg);

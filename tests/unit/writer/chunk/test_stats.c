@@ -772,6 +772,58 @@ static void test_level_histogram_counts_each_level(void **state)
     assert_int_equal(hist[0], 3);
 }
 
+/* Byte-array min/max against a plain memcmp scan, over strings of 0 to 70
+ * bytes from a two-letter alphabet with long common prefixes, so every
+ * branch of the comparison runs (first byte, 8-byte words, tail bytes,
+ * memcmp past 32 bytes, one string a prefix of the other). */
+static int naive_cmp(const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
+{
+    size_t n = la < lb ? la : lb;
+    int c = n ? memcmp(a, b, n) : 0;
+    return c ? c : (la > lb) - (la < lb);
+}
+
+static void test_bytes_min_max_match_memcmp_order_random(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    enum { N = 400, MAXLEN = 70 };
+    static uint8_t heap[N * MAXLEN];
+    static uint32_t off[N + 1];
+    for (int round = 0; round < 200; round++) {
+        size_t at = 0;
+        for (size_t i = 0; i < N; i++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            size_t len = (size_t)(seed >> 33) % (MAXLEN + 1);
+            size_t prefix = (size_t)(seed >> 20) % (MAXLEN + 1);
+            off[i] = (uint32_t)at;
+            for (size_t k = 0; k < len; k++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                heap[at++] = k < prefix ? 'a' : (uint8_t)('a' + (seed >> 62 & 1));
+            }
+        }
+        off[N] = (uint32_t)at;
+        pq_stats s;
+        pq_stats_init(&s, PQ_ORDER_BYTES, PQ_BYTE_ARRAY, 0);
+        pq_stats_add_bytes(&s, heap, off, N);
+        size_t lo = 0, hi = 0;
+        for (size_t i = 1; i < N; i++) {
+            if (naive_cmp(heap + off[i], off[i + 1] - off[i], heap + off[lo],
+                          off[lo + 1] - off[lo]) < 0)
+                lo = i;
+            if (naive_cmp(heap + off[i], off[i + 1] - off[i], heap + off[hi],
+                          off[hi + 1] - off[hi]) > 0)
+                hi = i;
+        }
+        bounds b;
+        bounds_get(&s, 0, &b);
+        expect_bytes(&b.min, heap + off[lo], off[lo + 1] - off[lo]);
+        expect_bytes(&b.max, heap + off[hi], off[hi + 1] - off[hi]);
+        bounds_free(&b);
+        pq_stats_free(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -798,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_stats_merge_rejects_different_orders),
         cmocka_unit_test(test_stats_merge_equals_sequential_random),
         cmocka_unit_test(test_level_histogram_counts_each_level),
+        cmocka_unit_test(test_bytes_min_max_match_memcmp_order_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
