@@ -162,6 +162,7 @@ static void on_wake(uv_async_t *a)
 {
     dm_daemon *d = a->data;
     handle_failure(d);
+    dm_sync_progress(d);
     dm_check_backpressure(d);
 }
 
@@ -178,6 +179,7 @@ static void on_tick(uv_timer_t *t)
     pl_tick(d->pl);
     if (d->spool_broken)
         dm_flush_spool(d, false);
+    dm_sync_progress(d);         /* after a failed sync: the waiting batches' next */
     dm_check_backpressure(d);
     /* Writing works again (the retry replayed everything and a file was
      * published since: a replay alone proves nothing to a store that
@@ -254,6 +256,7 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
 
 static void stop_pipeline(dm_daemon *d)
 {
+    dm_sync_drop(d, 0);          /* in the spool: the next pipeline replays them */
     pl_batch_destroy(d->batch);
     d->batch = NULL;
     pl_destroy(d->pl);
@@ -271,7 +274,7 @@ static int publish_all(dm_daemon *d)
     if (dm_replay_all(d) != 0)
         return -1;
     dm_submit_batch(d);
-    if (d->live && pl_batch_lines(d->batch) > 0)
+    if (dm_sync_wait(d) != 0 || (d->live && pl_batch_lines(d->batch) > 0))
         return -1;               /* the spool cannot take them: not durable */
     pl_close_files(d->pl);
     if (pl_drain(d->pl, &e) != 0) {

@@ -115,6 +115,22 @@ int sp_flush(sp_spool *s, pq_err *err);
  * directory when a segment was created since the last call. The only
  * fsyncs an appender makes. 0 or PQ_EIO. */
 int sp_sync(sp_spool *s, pq_err *err);
+/* Background sync (sync: batch): the fdatasyncs of sp_sync for everything
+ * flushed so far, on a helper thread, while the appender goes on
+ * appending and flushing. notify(user) runs on the helper thread, with a
+ * spool lock held (it must only wake the appender: uv_async_send), once
+ * the result is ready for sp_sync_poll. With one running already it
+ * starts nothing (a later start covers what was flushed since). sp_sync
+ * waits for a running one first, so its promise holds as before.
+ * Appender. 0, or PQ_ENOMEM / PQ_EIO (the thread, a dup). */
+int sp_sync_start(sp_spool *s, void (*notify)(void *), void *user, pq_err *err);
+bool sp_sync_running(sp_spool *s);
+/* Collects a finished background sync: 0 (done, or none finished yet), or
+ * its PQ_EIO (what it did not sync is kept for the next sync). */
+int sp_sync_poll(sp_spool *s, pq_err *err);
+/* Records < this are fdatasync'd (by sp_sync or a background sync).
+ * Appender. */
+uint64_t sp_synced_seq(const sp_spool *s);
 /* Bytes appended but not yet flushed. */
 size_t sp_pending_bytes(const sp_spool *s);
 
