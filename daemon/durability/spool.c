@@ -2,7 +2,7 @@
  * them to segment files, rolling, syncing, and the checkpoint watermark
  * that trims them. sp_open is in spool_open.c, the reader in
  * spool_reader.c, the format checks in spool_scan.c, the checkpoint file
- * in spool_ckpt.c.
+ * in spool_ckpt.c, the background sync in spool_sync.c.
  *
  * Threads (spool.h, spool_int.h): the appender (the loop thread) runs
  * sp_append, sp_flush and sp_sync; the publisher (a pipeline worker) runs

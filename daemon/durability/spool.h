@@ -4,7 +4,9 @@
  * spool, and records already in a completed file are not written twice").
  *
  * Threads: the appender (the daemon's loop thread) calls sp_append,
- * sp_flush, sp_sync, sp_pending_bytes and sp_next_seq; the publisher
+ * sp_flush, sp_sync, sp_sync_start / _poll / _running, sp_synced_seq,
+ * sp_pending_bytes and sp_next_seq (a background sync's fdatasyncs run on
+ * the spool's own helper thread, parqd-sync); the publisher
  * (whichever pipeline worker publishes a file, one at a time) calls
  * sp_checkpoint_intent and sp_checkpoint_commit, which write and fsync the
  * checkpoint and unlink trimmed segments without holding anything the
@@ -45,8 +47,9 @@
  * Durability: sp_append only buffers; sp_flush write(2)s the buffer to the
  * current segment (one syscall per flush, not per line); sp_sync
  * fdatasync(2)s it. The daemon flushes after every read callback, syncs per
- * batch (sync: batch) or before handing any line on (sync: always), and
- * never syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
+ * batch (sync: batch: in the background, sp_sync_start, before the batch
+ * is handed on) or before handing any line on (sync: always), and never
+ * syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
  * the buffered records stay and a partial write is cut off again, so a
  * later sp_flush retries. */
 #ifndef PQ_SPOOL_H
