@@ -440,6 +440,9 @@ static void close_handle(uv_handle_t *h, void *arg)
 static void finish_shutdown(dm_daemon *d)
 {
     d->exit_status = publish_all(d) == 0 ? 0 : 3;
+    /* Batches still waiting for a sync stay in the spool only: the
+     * pipeline has drained, and the next start replays them. */
+    dm_sync_drop(d, 0);
     dm_flush_spool(d, true);
     if (d->exit_status != 0)
         lg_error("shutdown: some lines could not be written; they stay in the spool and are "
