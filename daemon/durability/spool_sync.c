@@ -13,6 +13,7 @@
  * else of the spool. sync_mu orders the hand-over both ways. */
 #include "spool_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -119,6 +120,7 @@ int sp_sync_start(sp_spool *s, void (*notify)(void *), void *user, pq_err *err)
     if ((rc = start_thread(s, err)) != 0 || (rc = fill_job(s, err)) != 0)
         return rc;
     dm_mutex_lock(&s->sync_mu);
+    assert(s->sync_state == SP_SYNC_IDLE);   /* one job at a time */
     s->sync_notify = notify;
     s->sync_user = user;
     s->sync_state = SP_SYNC_QUEUED;
@@ -172,6 +174,7 @@ static int collect(sp_spool *s, pq_err *err)
         *err = j->err;
     }
     dm_mutex_lock(&s->sync_mu);
+    assert(s->sync_state == SP_SYNC_DONE);   /* the helper is done with the job */
     s->sync_state = SP_SYNC_IDLE;
     dm_mutex_unlock(&s->sync_mu);
     return rc;
