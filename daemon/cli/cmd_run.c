@@ -162,6 +162,7 @@ static void on_wake(uv_async_t *a)
 {
     dm_daemon *d = a->data;
     handle_failure(d);
+    dm_sync_progress(d);
     dm_check_backpressure(d);
 }
 
@@ -178,6 +179,7 @@ static void on_tick(uv_timer_t *t)
     pl_tick(d->pl);
     if (d->spool_broken)
         dm_flush_spool(d, false);
+    dm_sync_progress(d);         /* after a failed sync: the waiting batches' next */
     dm_check_backpressure(d);
     /* Writing works again (the retry replayed everything and a file was
      * published since: a replay alone proves nothing to a store that
@@ -266,6 +268,7 @@ static int start_pipeline(dm_daemon *d, uint64_t first_seq, uint64_t file_seq, b
 
 static void stop_pipeline(dm_daemon *d)
 {
+    dm_sync_drop(d, 0);          /* in the spool: the next pipeline replays them */
     pl_batch_destroy(d->batch);
     d->batch = NULL;
     pl_destroy(d->pl);
@@ -283,7 +286,7 @@ static int publish_all(dm_daemon *d)
     if (dm_replay_all(d) != 0)
         return -1;
     dm_submit_batch(d);
-    if (d->live && pl_batch_lines(d->batch) > 0)
+    if (dm_sync_wait(d) != 0 || (d->live && pl_batch_lines(d->batch) > 0))
         return -1;               /* the spool cannot take them: not durable */
     pl_close_files(d->pl);
     if (pl_drain(d->pl, &e) != 0) {
@@ -449,6 +452,9 @@ static void close_handle(uv_handle_t *h, void *arg)
 static void finish_shutdown(dm_daemon *d)
 {
     d->exit_status = publish_all(d) == 0 ? 0 : 3;
+    /* Batches still waiting for a sync stay in the spool only: the
+     * pipeline has drained, and the next start replays them. */
+    dm_sync_drop(d, 0);
     dm_flush_spool(d, true);
     if (d->exit_status != 0)
         lg_error("shutdown: some lines could not be written; they stay in the spool and are "

@@ -2,7 +2,7 @@
  * them to segment files, rolling, syncing, and the checkpoint watermark
  * that trims them. sp_open is in spool_open.c, the reader in
  * spool_reader.c, the format checks in spool_scan.c, the checkpoint file
- * in spool_ckpt.c.
+ * in spool_ckpt.c, the background sync in spool_sync.c.
  *
  * Threads (spool.h, spool_int.h): the appender (the loop thread) runs
  * sp_append, sp_flush and sp_sync; the publisher (a pipeline worker) runs
@@ -80,6 +80,7 @@ void sp_close(sp_spool *s)
 {
     if (s == NULL)
         return;
+    sp_sync_stop(s);
     for (size_t i = 0; i < s->nunsynced; i++)
         close(s->unsynced[i].fd);
     if (s->fd >= 0)
@@ -90,6 +91,7 @@ void sp_close(sp_spool *s)
     sp_ckpt_free(&s->ckpt);
     dm_mutex_destroy(&s->seg_mu);
     dm_mutex_destroy(&s->ckpt_mu);
+    dm_mutex_destroy(&s->sync_mu);
     free(s->segs);
     free(s->path);
     free(s->trim_path);
@@ -328,7 +330,10 @@ int sp_flush(sp_spool *s, pq_err *err)
 
 int sp_sync(sp_spool *s, pq_err *err)
 {
-    int rc;
+    /* A background sync holds fds of records flushed before now. */
+    int rc = sp_sync_wait(s, err);
+    if (rc != 0)
+        return rc;
     while (s->nunsynced > 0)
         if ((rc = sync_unsynced(s, 0, err)) != 0)
             return rc;
@@ -345,6 +350,7 @@ int sp_sync(sp_spool *s, pq_err *err)
         }
         s->dirty = false;
     }
+    s->synced_seq = s->flushed_seq;
     return PQ_OK;
 }
 

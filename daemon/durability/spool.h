@@ -4,7 +4,9 @@
  * spool, and records already in a completed file are not written twice").
  *
  * Threads: the appender (the daemon's loop thread) calls sp_append,
- * sp_flush, sp_sync, sp_pending_bytes and sp_next_seq; the publisher
+ * sp_flush, sp_sync, sp_sync_start / _poll / _running, sp_synced_seq,
+ * sp_pending_bytes and sp_next_seq (a background sync's fdatasyncs run on
+ * the spool's own helper thread, parqd-sync); the publisher
  * (whichever pipeline worker publishes a file, one at a time) calls
  * sp_checkpoint_intent and sp_checkpoint_commit, which write and fsync the
  * checkpoint and unlink trimmed segments without holding anything the
@@ -45,8 +47,9 @@
  * Durability: sp_append only buffers; sp_flush write(2)s the buffer to the
  * current segment (one syscall per flush, not per line); sp_sync
  * fdatasync(2)s it. The daemon flushes after every read callback, syncs per
- * batch (sync: batch) or before handing any line on (sync: always), and
- * never syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
+ * batch (sync: batch: in the background, sp_sync_start, before the batch
+ * is handed on) or before handing any line on (sync: always), and never
+ * syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
  * the buffered records stay and a partial write is cut off again, so a
  * later sp_flush retries. */
 #ifndef PQ_SPOOL_H
@@ -115,6 +118,22 @@ int sp_flush(sp_spool *s, pq_err *err);
  * directory when a segment was created since the last call. The only
  * fsyncs an appender makes. 0 or PQ_EIO. */
 int sp_sync(sp_spool *s, pq_err *err);
+/* Background sync (sync: batch): the fdatasyncs of sp_sync for everything
+ * flushed so far, on a helper thread, while the appender goes on
+ * appending and flushing. notify(user) runs on the helper thread, with a
+ * spool lock held (it must only wake the appender: uv_async_send), once
+ * the result is ready for sp_sync_poll. With one running already it
+ * starts nothing (a later start covers what was flushed since). sp_sync
+ * waits for a running one first, so its promise holds as before.
+ * Appender. 0, or PQ_ENOMEM / PQ_EIO (the thread, a dup). */
+int sp_sync_start(sp_spool *s, void (*notify)(void *), void *user, pq_err *err);
+bool sp_sync_running(sp_spool *s);
+/* Collects a finished background sync: 0 (done, or none finished yet), or
+ * its PQ_EIO (what it did not sync is kept for the next sync). */
+int sp_sync_poll(sp_spool *s, pq_err *err);
+/* Records < this are fdatasync'd (by sp_sync or a background sync).
+ * Appender. */
+uint64_t sp_synced_seq(const sp_spool *s);
 /* Bytes appended but not yet flushed. */
 size_t sp_pending_bytes(const sp_spool *s);
 

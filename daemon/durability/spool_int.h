@@ -155,6 +155,22 @@ typedef struct sp_unsynced {
     uint64_t first;
 } sp_unsynced;
 
+/* A background sync (spool_sync.c): the fds it fdatasyncs (the rolled
+ * segments', owned, and a dup of the current one's), whether the
+ * directory needs its fsync, and every record < target is durable after
+ * it. Owned by the helper thread from SP_SYNC_QUEUED until SP_SYNC_DONE. */
+typedef struct sp_sync_job {
+    sp_unsynced fds[SP_UNSYNCED_MAX + 1];
+    size_t n, done;          /* done: fds synced and closed */
+    bool cur;                /* fds[n - 1] is the dup of the current segment's */
+    bool dir;
+    uint64_t target;
+    int rc;
+    pq_err err;
+} sp_sync_job;
+
+enum { SP_SYNC_IDLE, SP_SYNC_QUEUED, SP_SYNC_DONE };
+
 /* Threads (spool.h): the appender is the loop thread; the publisher is
  * whichever thread calls sp_checkpoint_intent / _commit (a pipeline
  * worker), one at a time. The appender never waits for the publisher's
@@ -187,7 +203,27 @@ struct sp_spool {
     sp_ckpt ckpt;            /* as on disk */
     sp_ckpt_hook hook;       /* set before the spool is shared */
     char *trim_path;         /* the publisher's scratch for segment paths */
+    /* the background sync (spool_sync.c). sync_mu guards sync_state and
+     * sync_quit, and hands job back and forth: the appender fills it
+     * while IDLE, the helper owns it while QUEUED, the appender reads it
+     * when DONE */
+    dm_mutex sync_mu;
+    pthread_cond_t sync_cv;
+    int sync_state;
+    bool sync_quit;
+    sp_sync_job job;
+    void (*sync_notify)(void *);
+    void *sync_user;
+    bool sync_thread_up;     /* appender only */
+    pthread_t sync_thread;
+    uint64_t synced_seq;     /* appender only: records < this are fdatasync'd */
 };
+
+/* Waits for a background sync and collects its result (spool_sync.c).
+ * Appender. 0 or its PQ_EIO. */
+int sp_sync_wait(sp_spool *s, pq_err *err);
+/* Stops the helper thread and closes the fds a job still holds. */
+void sp_sync_stop(sp_spool *s);
 
 /* Appends a segment entry. PQ_ENOMEM. */
 int sp_segs_push(sp_spool *s, uint64_t first, uint64_t bytes, pq_err *err);

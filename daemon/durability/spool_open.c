@@ -96,10 +96,11 @@ static sp_spool *spool_new(const char *dir, uint64_t segment_bytes)
     s->fd = -1;
     s->lock_fd = -1;
     s->segment_bytes = segment_bytes ? segment_bytes : SP_SEGMENT_BYTES_DEFAULT;
-    s->committed = s->next_seq = s->flushed_seq = 1;
+    s->committed = s->next_seq = s->flushed_seq = s->synced_seq = 1;
     s->ckpt.committed = 1;
     dm_mutex_init(&s->seg_mu);
     dm_mutex_init(&s->ckpt_mu);
+    dm_mutex_init(&s->sync_mu);
     pq_buf_init(&s->buf);
     s->dir = strdup(dir);
     s->path = malloc(strlen(dir) + SP_NAME_LEN + 2);
@@ -305,9 +306,9 @@ static int repair(sp_spool *s, seg_scan *g, size_t n, sp_open_report *report, pq
         s->disk_bytes += keep;
     }
     if (max_end > s->next_seq)
-        s->next_seq = s->flushed_seq = max_end;
+        s->next_seq = s->flushed_seq = s->synced_seq = max_end;
     if (s->committed > s->next_seq)
-        s->next_seq = s->flushed_seq = s->committed;
+        s->next_seq = s->flushed_seq = s->synced_seq = s->committed;
     /* Append to the last segment only where its records continue. */
     s->roll = last == SIZE_MAX || g[last].end != s->next_seq;
     return PQ_OK;

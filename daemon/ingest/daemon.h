@@ -24,6 +24,9 @@
 
 /* Lines per batch handed to the pipeline: one worker shreds a batch. */
 #define DM_BATCH_INTERVAL_MS 100      /* a partial batch waits at most this long */
+/* sync: batch: batches that wait for the background sync (ingest.c);
+ * when they are this many, the loop waits for the disk itself. */
+#define DM_SYNC_WAIT_BATCHES 8
 #define DM_INPUT_WINDOW_BYTES ((size_t)16 << 20) /* unparsed lines before reading pauses */
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
@@ -51,6 +54,10 @@ typedef struct dm_daemon {
     uint64_t replay_next;            /* replay: next seq to hand on */
     sp_reader *reader;
     bool spool_broken;               /* the last flush failed */
+    /* sync: batch: filled batches waiting for a background sync that
+     * covers them before they go to the pipeline, oldest first */
+    pl_batch *sync_wait[DM_SYNC_WAIT_BATCHES];
+    size_t n_sync_wait;
     /* ingest */
     ls_server *ls;
     mt_server *mt;
@@ -96,6 +103,16 @@ int dm_flush_spool(dm_daemon *d, bool sync);
 /* Submits the current batch (flushing and, per spool.sync, syncing the
  * spool first). */
 void dm_submit_batch(dm_daemon *d);
+/* sync: batch: collects a finished background sync, hands on the batches
+ * it made durable, starts the next one for those still waiting (loop
+ * thread, woken by the sync's notify). */
+void dm_sync_progress(dm_daemon *d);
+/* Waits for the spool's sync and hands on every waiting batch. 0, or -1
+ * when the spool cannot be synced (the batches keep waiting). */
+int dm_sync_wait(dm_daemon *d);
+/* Drops the waiting batches (their lines are in the spool: a replay
+ * reads them again); returns the first seq of the first, or `end`. */
+uint64_t dm_sync_drop(dm_daemon *d, uint64_t end);
 /* Pauses or resumes reading by the buffered bytes. */
 void dm_check_backpressure(dm_daemon *d);
 /* Starts replaying the spool from seq `from` (startup, after a failure). */

@@ -79,6 +79,27 @@ int dm_on_line(void *user, const char *source, const fr_line *l)
     return 0;
 }
 
+/* Hands on, in order, the waiting batches a sync has made durable. */
+static void hand_on_synced(dm_daemon *d)
+{
+    uint64_t synced = sp_synced_seq(d->spool);
+    size_t i = 0;
+    while (i < d->n_sync_wait && pl_batch_end_seq(d->sync_wait[i]) <= synced)
+        pl_submit(d->pl, d->sync_wait[i++]);
+    memmove(d->sync_wait, d->sync_wait + i, (d->n_sync_wait - i) * sizeof *d->sync_wait);
+    d->n_sync_wait -= i;
+}
+
+static void spool_failed(dm_daemon *d, const pq_err *e)
+{
+    dm_add(&dm_counters_global.spool_write_errors, 1);
+    if (!d->spool_broken)
+        lg_error("spool: %s; reading paused until it can be written", e->msg);
+    dm_health_set(DM_HEALTH_SPOOL, "%s", e->msg);
+    d->spool_broken = true;
+    dm_check_backpressure(d);
+}
+
 /* Flushes the spool; on failure pauses reading until a flush works. */
 int dm_flush_spool(dm_daemon *d, bool sync)
 {
@@ -88,32 +109,92 @@ int dm_flush_spool(dm_daemon *d, bool sync)
         rc = sp_sync(d->spool, &e);
     uint64_t disk = sp_disk_bytes(d->spool);
     dm_set(&dm_counters_global.spool_bytes, disk);
-    if (rc == 0) {
-        if (d->spool_broken) {
-            lg_info("spool: writing again");
-            dm_health_clear(DM_HEALTH_SPOOL);
-            d->spool_broken = false;
-            dm_check_backpressure(d);
-        }
-        return 0;
+    if (rc != 0) {
+        spool_failed(d, &e);
+        return rc;
     }
-    dm_add(&dm_counters_global.spool_write_errors, 1);
-    if (!d->spool_broken)
-        lg_error("spool: %s; reading paused until it can be written", e.msg);
-    dm_health_set(DM_HEALTH_SPOOL, "%s", e.msg);
-    d->spool_broken = true;
-    dm_check_backpressure(d);
-    return rc;
+    if (sync)
+        hand_on_synced(d);
+    if (d->spool_broken) {
+        lg_info("spool: writing again");
+        dm_health_clear(DM_HEALTH_SPOOL);
+        d->spool_broken = false;
+        dm_check_backpressure(d);
+    }
+    return 0;
 }
 
+/* ---- sync: batch: the fdatasync on the spool's helper thread --------------- */
+
+/* The spool's helper thread, a sync done: wake the loop (dm_sync_progress). */
+static void on_synced(void *user)
+{
+    dm_daemon *d = user;
+    uv_async_send(&d->wake);
+}
+
+static void start_sync(dm_daemon *d)
+{
+    pq_err e = {0};
+    if (sp_sync_start(d->spool, on_synced, d, &e) != 0)
+        spool_failed(d, &e);
+    else
+        hand_on_synced(d);       /* the start collected a finished sync */
+}
+
+void dm_sync_progress(dm_daemon *d)
+{
+    pq_err e = {0};
+    if (d->spool == NULL || d->n_sync_wait == 0)
+        return;
+    if (sp_sync_poll(d->spool, &e) != 0) {
+        spool_failed(d, &e);     /* the batches wait; on_tick's flush clears it */
+        return;
+    }
+    hand_on_synced(d);
+    if (d->n_sync_wait > 0 && !d->spool_broken)
+        start_sync(d);
+    dm_check_backpressure(d);
+}
+
+int dm_sync_wait(dm_daemon *d)
+{
+    if (d->n_sync_wait == 0)
+        return 0;
+    if (dm_flush_spool(d, true) != 0)
+        return -1;
+    return d->n_sync_wait == 0 ? 0 : -1;
+}
+
+uint64_t dm_sync_drop(dm_daemon *d, uint64_t end)
+{
+    if (d->n_sync_wait > 0) {
+        pl_batch *b = d->sync_wait[0];
+        end = pl_batch_end_seq(b) - pl_batch_lines(b);
+    }
+    for (size_t i = 0; i < d->n_sync_wait; i++)
+        pl_batch_destroy(d->sync_wait[i]);
+    d->n_sync_wait = 0;
+    return end;
+}
+
+/* With sync: batch the batch waits for a background sync (the loop reads
+ * on meanwhile), unless DM_SYNC_WAIT_BATCHES already wait: then the loop
+ * waits for the disk. With always, every read was synced already. */
 void dm_submit_batch(dm_daemon *d)
 {
     if (!d->live || d->batch == NULL || pl_batch_lines(d->batch) == 0)
         return;
-    if (dm_flush_spool(d, d->cf.spool.sync == CF_SYNC_BATCH) != 0)
+    const bool later = d->cf.spool.sync == CF_SYNC_BATCH;
+    if (later && d->n_sync_wait == DM_SYNC_WAIT_BATCHES && dm_sync_wait(d) != 0)
         return;                  /* not durable yet: keep it */
+    if (dm_flush_spool(d, false) != 0)
+        return;
     uint64_t end = pl_batch_end_seq(d->batch);
-    pl_submit(d->pl, d->batch);
+    if (later)
+        d->sync_wait[d->n_sync_wait++] = d->batch;
+    else
+        pl_submit(d->pl, d->batch);
     d->batch = pl_batch_get(d->pl);
     if (d->batch == NULL) {
         lg_error("out of memory for a batch; replaying from the spool");
@@ -122,6 +203,8 @@ void dm_submit_batch(dm_daemon *d)
         return;
     }
     pl_batch_reset(d->batch, end);
+    if (later)
+        start_sync(d);
     dm_check_backpressure(d);
 }
 
@@ -332,6 +415,10 @@ static int open_reader(dm_daemon *d, uint64_t from)
 
 void dm_start_replay(dm_daemon *d, uint64_t from)
 {
+    /* Batches waiting for a sync were never handed on: replay them. */
+    uint64_t waiting = dm_sync_drop(d, from);
+    if (waiting < from)
+        from = waiting;
     d->live = false;
     d->replay_next = from;
     if (d->batch != NULL)

@@ -2,7 +2,7 @@
  * (daemon/durability/spool.c): a full disk after a short write, a partial
  * write that cannot be cut off again, a failing fdatasync.
  *
- * This test compiles spool.c itself with its SP_WRITE / SP_FTRUNCATE /
+ * This test compiles spool.c (and spool_sync.c, the background sync) itself with its SP_WRITE / SP_FTRUNCATE /
  * SP_FDATASYNC hooks pointed at wrappers that fail on demand (the object
  * wins over the pq_daemon library's copy at link time; the other spool
  * files come from the library). test_spool_damage.c covers the real
@@ -63,6 +63,7 @@ static int test_fdatasync(int fd)
 #define SP_FTRUNCATE test_ftruncate
 #define SP_FDATASYNC test_fdatasync
 #include "../../../../daemon/durability/spool.c"
+#include "../../../../daemon/durability/spool_sync.c"
 #include "spool_fixture.h"
 
 /* The spool fixture's fresh directory, and no fault armed. */
@@ -233,6 +234,41 @@ static void test_spool_fdatasync_failure_is_an_error_and_is_retried(void **state
     sp_close(s);
 }
 
+/* A background sync that fails hands every fd it did not sync back (the
+ * rolled segments' in front, the current one dirty again, the directory
+ * still to sync), moves nothing past the failure, and the next sync, in
+ * the background or not, makes all of it durable. */
+static void test_spool_background_sync_failure_gives_everything_back(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    sp_spool *s;
+    assert_int_equal(sp_open(&s, dir, 40, NULL, &err), 0);   /* every flush rolls */
+    for (int i = 0; i < 3; i++) {
+        append(s, 1);
+        assert_int_equal(sp_flush(s, &err), 0);
+    }
+    assert_int_equal(s->nunsynced, 2);
+    assert_true(s->dirty && s->dir_dirty);
+    fail_fdatasync = 1;
+    assert_int_equal(sp_sync_start(s, NULL, NULL, &err), 0);
+    assert_int_equal(s->nunsynced, 0);
+    assert_int_equal(sp_sync_wait(s, &err), PQ_EIO);
+    assert_non_null(strstr(err.msg, "fdatasync of the segment from seq 1 failed"));
+    assert_int_equal(sp_synced_seq(s), 1);
+    assert_int_equal(s->nunsynced, 2);
+    assert_int_equal(s->unsynced[0].first, 1);
+    assert_int_equal(s->unsynced[1].first, 2);
+    assert_true(s->dirty && s->dir_dirty);
+    fail_fdatasync = 0;
+    assert_int_equal(sp_sync_start(s, NULL, NULL, &err), 0);
+    assert_int_equal(sp_sync_wait(s, &err), 0);
+    assert_int_equal(sp_synced_seq(s), 4);
+    assert_int_equal(s->nunsynced, 0);
+    assert_false(s->dirty || s->dir_dirty);
+    sp_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +278,8 @@ int main(void)
             test_spool_partial_write_that_cannot_be_cut_moves_to_a_new_segment, faults_setup,
             teardown),
         cmocka_unit_test_setup_teardown(test_spool_fdatasync_failure_is_an_error_and_is_retried,
+                                        faults_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spool_background_sync_failure_gives_everything_back,
                                         faults_setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
