@@ -111,8 +111,6 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
             return PQ_ENOMEM;
         cw->has_dict = true;
     }
-    if (cw->bloom_maybe && (cw->ndv = malloc(sizeof *cw->ndv)) == NULL)
-        return PQ_ENOMEM;
     return PQ_OK;
 }
 
