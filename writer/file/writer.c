@@ -540,8 +540,10 @@ int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
     if (rc != 0)
         return rc;
     int64_t base = (int64_t)w->out.offset;
-    for (size_t i = 0; i < e->n_chunks; i++)
+    for (size_t i = 0; i < e->n_chunks; i++) {
         rebase_chunk(&e->meta.chunks[i], base);
+        pq_chunk_meta_compact(&e->meta.chunks[i]); /* kept until the footer */
+    }
     e->meta.file_offset = base;
     uint64_t rows = (uint64_t)e->meta.num_rows;
     w->rgs[w->n_rgs++] = e->meta; /* the chunk metas move to the writer */
