@@ -426,6 +426,14 @@ static void switch_to(pl_pipeline *p, pl_file *f)
     f->a.cur_rg = NULL;
 }
 
+/* Raw bytes of f's open row group (queued segments and the current one). */
+static size_t open_rg_bytes(const pl_pipeline *p, const pl_file *f)
+{
+    if (f == p->cur_file)
+        return p->rg_fed + (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0);
+    return f->a.rg_fed + (f->a.cur_rg ? pq_rowgroup_buffered_bytes(f->a.cur_rg) : 0);
+}
+
 /* Bytes of the segments being filled, of every open file. */
 static size_t open_cur_bytes(const pl_pipeline *p)
 {
@@ -761,41 +769,27 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
     return rc;
 }
 
-/* What f's open row group holds in memory: its current segment, its
- * queued ones (pending_bytes) and what its stream holds of the fed ones
- * (compressed and open pages, dictionaries); 0 for a file whose row
- * group is closed, which closing again would not free. Lock held
- * (pending_bytes and stream_held are also the workers'). */
-static size_t open_rg_held(const pl_pipeline *p, const pl_file *f)
-{
-    bool cur = f == p->cur_file;
-    const pq_rowgroup *rg = cur ? p->cur_rg : f->a.cur_rg;
-    if (!(cur ? p->rg_open : f->a.rg_open) && rg == NULL)
-        return 0;
-    return (rg ? pq_rowgroup_buffered_bytes(rg) : 0) + (size_t)f->pending_bytes +
-           f->stream_held;
-}
-
 /* The open files' row groups past half of limits.max_buffered_bytes: the
  * largest closes (a smaller row group), until they are below; never a
- * wait. A closed row group's stream bytes leave the count at once (its
- * last job appends them to the file soon after). */
+ * wait. Counted in raw bytes (fed segments too: their stream holds about
+ * as much or less, in pages, open pages and dictionaries), which the
+ * assembler alone knows: what the workers' streams hold depends on when
+ * they ran, and row groups must not (the same bytes for any number of
+ * workers). */
 static int bound_memory(pl_pipeline *p, pq_err *err)
 {
     const size_t limit = p->cfg.max_buffered_bytes / 2;
     for (size_t tries = p->n_open; limit > 0 && tries > 0; tries--) {
         size_t total = 0, most = 0;
         pl_file *largest = NULL;
-        dm_mutex_lock(&p->mu);
         for (pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
-            size_t n = open_rg_held(p, f);
+            size_t n = open_rg_bytes(p, f);
             total += n;
             if (n > most) {
                 most = n;
                 largest = f;
             }
         }
-        dm_mutex_unlock(&p->mu);
         if (total <= limit || largest == NULL)
             return 0;
         switch_to(p, largest);

@@ -11,8 +11,8 @@
 #   - row groups did close early: some file holds more than one row
 #     group (without the bound each partition's file holds one);
 #   - every file is valid (pq_walk) and every record was written.
-# Measured: 65 MiB against a bound of 90 MiB; before the streams' buffers
-# were freed between row groups and counted in the bound, 117 MiB.
+# Measured: 58 MiB against a bound of 90 MiB; before the streams' buffers
+# were freed between row groups, 117 MiB.
 # Sanitizer builds are skipped: their shadow memory is no one's RSS.
 #
 #   bash test_partition_memory.sh BUILD_DIR
