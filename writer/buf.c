@@ -17,6 +17,22 @@ void pq_buf_free(pq_buf *b)
     pq_buf_init(b);
 }
 
+void pq_buf_shrink(pq_buf *b, size_t cap)
+{
+    cap = cap > b->len ? cap : b->len;
+    if (b->cap <= cap)
+        return;
+    if (cap == 0) {
+        pq_buf_free(b);
+        return;
+    }
+    uint8_t *p = realloc(b->data, cap);
+    if (p != NULL) {
+        b->data = p;
+        b->cap = cap;
+    }
+}
+
 int pq_buf_reserve_slow(pq_buf *b, size_t extra)
 {
     if (extra > SIZE_MAX - b->len)

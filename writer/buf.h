@@ -16,6 +16,8 @@ typedef struct pq_buf {
 
 void pq_buf_init(pq_buf *b);
 void pq_buf_free(pq_buf *b);
+/* Gives back the capacity beyond max(len, cap); keeps it if realloc fails. */
+void pq_buf_shrink(pq_buf *b, size_t cap);
 
 /* Makes room for `extra` more bytes. Returns 0 or PQ_ENOMEM. Afterwards
  * `data` is never NULL, even for extra 0: callers compute `data + len`,

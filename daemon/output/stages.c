@@ -782,7 +782,11 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
 
 /* The open files' row groups past half of limits.max_buffered_bytes: the
  * largest closes (a smaller row group), until they are below; never a
- * wait. */
+ * wait. Counted in raw bytes (fed segments too: their stream holds about
+ * as much or less, in pages, open pages and dictionaries), which the
+ * assembler alone knows: what the workers' streams hold depends on when
+ * they ran, and row groups must not (the same bytes for any number of
+ * workers). */
 static int bound_memory(pl_pipeline *p, pq_err *err)
 {
     const size_t limit = p->cfg.max_buffered_bytes / 2;

@@ -156,7 +156,13 @@ static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
         pq_stream_add_rows(s, j->rows);
     if (rc == 0 && j->last)
         rc = pq_stream_finish(s, j->enc, wk->scratch, e);
-    if (j->enc_rg != NULL && j->enc_rg != j->rg && j->sample)
+    /* One of many files (partitioned output): between its row groups it
+     * holds no buffers, so an open file costs what its open row group
+     * holds, not the high-water mark of its last one. */
+    bool idle = p->route && j->last;
+    if (idle)
+        pq_stream_trim(s);
+    if (j->enc_rg != NULL && j->enc_rg != j->rg && (j->sample || idle))
         pq_rowgroup_destroy(j->enc_rg);
     else if (j->enc_rg != NULL && j->enc_rg != j->rg)
         pl_auto_put(p, j->file, j->enc_rg);

@@ -50,6 +50,13 @@
 #define PQ_DICT_MEASURE_MIN 1024
 #define PQ_KEEP_CHUNKS 8        /* chunks that reuse a decision before a new one */
 #define PQ_LEVEL_MARGIN 0.97    /* what zstd level 3 must save over level 1 */
+/* A first page of fewer values is not measured: its fallback is the
+ * type's first candidate and zstd's level 1. Each measure compresses the
+ * whole page again (two to four times for one real compression), which
+ * for a partitioned output's many small files was a third of a convert's
+ * instructions, and a few hundred values rank the candidates poorly
+ * anyway. Such a decision is not kept for the file's next chunks. */
+#define PQ_MEASURE_MIN 1024u
 
 /* [v0, v0 + n) of the column; p0 is the page's first value (index 0 of
  * w->indices). */
@@ -144,7 +151,7 @@ static int measure_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column 
     size_t n = fallback_candidates(c->node->type, cw->o.page_version, cand);
     cw->enc = cand[0];
     *size = SIZE_MAX;
-    if (r.n == 0 || n == 1)
+    if (r.n < PQ_MEASURE_MIN || n == 1)
         return PQ_OK;
     for (size_t i = 0; i < n; i++) {
         size_t sz;
@@ -293,6 +300,10 @@ static int choose_level(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, 
     cw->level = cw->o.codec_level;
     if (cw->o.codec != PQ_CODEC_ZSTD || cw->o.codec_level != 0 || n == 0)
         return PQ_OK;
+    if (n < PQ_MEASURE_MIN) {
+        cw->level = 1;
+        return PQ_OK;
+    }
     sample_range r = encoding_sample(c, v0, n);
     size_t fast;
     int rc = sample_size(cw, w, c, cw->enc, r, &fast, err);
@@ -342,7 +353,8 @@ int pq_choose_first_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
     rc = rc ? rc : choose_level(cw, w, c, v0, n, err);
     if (rc != 0)
         return rc;
-    cw->kept = cw->keep_decisions && n > 0 &&
+    /* an unmeasured decision is not kept: the next chunk measures */
+    cw->kept = cw->keep_decisions && n >= PQ_MEASURE_MIN &&
                (cw->mode == PQ_CW_DICT || cw->mode == PQ_CW_FALLBACK);
     cw->kept_mode = cw->mode;
     cw->kept_enc = cw->enc;

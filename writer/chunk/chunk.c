@@ -76,6 +76,23 @@ void pq_chunk_meta_free(pq_chunk_meta *m)
     memset(m, 0, sizeof *m);
 }
 
+void pq_chunk_meta_compact(pq_chunk_meta *m)
+{
+    if (m->n_pages < m->cap_pages && m->n_pages > 0) {
+        pq_page_entry *p = realloc(m->pages, m->n_pages * sizeof *p);
+        if (p != NULL) {
+            m->pages = p;
+            m->cap_pages = m->n_pages;
+        }
+    }
+    pq_buf_shrink(&m->min, 0);
+    pq_buf_shrink(&m->max, 0);
+    pq_buf_shrink(&m->index_bytes, 0);
+    pq_buf_shrink(&m->page_def_hist, 0);
+    pq_buf_shrink(&m->page_rep_hist, 0);
+    pq_buf_shrink(&m->encrypted_meta, 0);
+}
+
 int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err)
 {
     if (enc == PQ_ENC_AUTO || pq_values_encoding_allowed(node->type, enc))
@@ -111,8 +128,6 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
             return PQ_ENOMEM;
         cw->has_dict = true;
     }
-    if (cw->bloom_maybe && (cw->ndv = malloc(sizeof *cw->ndv)) == NULL)
-        return PQ_ENOMEM;
     return PQ_OK;
 }
 
@@ -181,6 +196,18 @@ int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err)
         pq_ndv_init(cw->ndv);
     pq_geo_stats_reset(&cw->geo);
     return PQ_OK;
+}
+
+void pq_colwriter_trim(pq_colwriter *cw)
+{
+    pq_buf_free(&cw->pages);
+    pq_buf_free(&cw->hashes);
+    pq_buf_free(&cw->open_idx);
+    pq_column_trim(&cw->open);
+    if (cw->has_dict)
+        pq_dict_trim(&cw->dict);
+    free(cw->ndv);
+    cw->ndv = NULL;
 }
 
 size_t pq_colwriter_held_bytes(const pq_colwriter *cw)

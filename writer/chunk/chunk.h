@@ -10,6 +10,11 @@
 int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err);
 
 void pq_chunk_meta_free(pq_chunk_meta *m);
+/* Gives back the growth room of its arrays: a file keeps every chunk's
+ * metadata, page-index entries and statistics until its footer, and a
+ * partitioned output's many files with many small row groups held more
+ * in that room than in the entries (8 page entries for one page). */
+void pq_chunk_meta_compact(pq_chunk_meta *m);
 
 void pq_chunk_work_init(pq_chunk_work *w);
 void pq_chunk_work_free(pq_chunk_work *w);
@@ -47,6 +52,12 @@ int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *col, 
  * start (caller frees it). The colwriter is ready for the next begin. */
 int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
                         pq_err *err);
+/* Between a finish and the next begin: frees what the chunk's buffers
+ * held (pages, open page, dictionary, bloom hashes and estimate), so an
+ * idle colwriter costs its struct. For a file among many (partitioned
+ * output) whose next row group may be far off; keeping them saves the
+ * regrowth for the next chunk of a busy one. */
+void pq_colwriter_trim(pq_colwriter *cw);
 /* At most the bytes finish appends (for reserving them up front). */
 size_t pq_colwriter_finish_bound(const pq_colwriter *cw);
 /* Bytes held: open page, dictionary, encoded pages, bloom hashes. */

@@ -61,6 +61,19 @@ static int geo_values(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
     return PQ_OK;
 }
 
+/* The estimate's 4 KiB come with the first values outside the dictionary:
+ * a chunk whose dictionary holds (most of a partitioned output's many
+ * open files) never needs them. */
+static int ndv_ready(pq_colwriter *cw)
+{
+    if (cw->ndv == NULL) {
+        if ((cw->ndv = malloc(sizeof *cw->ndv)) == NULL)
+            return PQ_ENOMEM;
+        pq_ndv_init(cw->ndv);
+    }
+    return PQ_OK;
+}
+
 int pq_colfinish_page_values(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
                              bool in_dict, pq_err *err)
 {
@@ -71,7 +84,7 @@ int pq_colfinish_page_values(pq_colwriter *cw, const pq_column *c, size_t v0, si
     }
     if (!cw->bloom_maybe || in_dict || n == 0)
         return PQ_OK;
-    if (pq_buf_reserve(&cw->hashes, n * sizeof(uint64_t)) != 0)
+    if (pq_buf_reserve(&cw->hashes, n * sizeof(uint64_t)) != 0 || ndv_ready(cw) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
     uint64_t *h = (uint64_t *)(void *)(cw->hashes.data + cw->hashes.len);
     const uint32_t *off = pq_column_offsets(c);
@@ -181,6 +194,8 @@ static uint64_t dict_entry_hash(const pq_colwriter *cw, uint32_t i)
  * dictionary's entries join them. */
 static uint64_t estimated_ndv(pq_colwriter *cw)
 {
+    if (ndv_ready(cw) != 0)
+        return cw->values;       /* no estimate: sized for every value */
     uint32_t n = cw->dict_pages ? (uint32_t)pq_dict_count(&cw->dict) : 0;
     for (uint32_t i = 0; i < n; i++)
         pq_ndv_add(cw->ndv, dict_entry_hash(cw, i));

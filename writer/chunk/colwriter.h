@@ -164,7 +164,7 @@ typedef struct pq_colwriter {
      * distinct-count estimate */
     bool bloom_maybe;
     pq_buf hashes;               /* uint64 per value of a fallback page */
-    pq_ndv *ndv;
+    pq_ndv *ndv;                 /* NULL until a value misses the dictionary */
     bool geo_on;
     pq_geo_stats geo;
 } pq_colwriter;

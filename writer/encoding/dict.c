@@ -68,6 +68,12 @@ void pq_dict_free(pq_dict *d)
     d->count = d->ents_cap = d->nslots = d->plain_bytes = 0;
 }
 
+/* pq_dict_free keeps type and width: a freed dictionary is an empty one. */
+void pq_dict_trim(pq_dict *d)
+{
+    pq_dict_free(d);
+}
+
 void pq_dict_reset(pq_dict *d)
 {
     pq_buf_reset(&d->arena);

@@ -32,6 +32,8 @@ int pq_dict_init(pq_dict *d, pq_physical_type type, size_t width);
 void pq_dict_free(pq_dict *d);
 /* Drops every entry but keeps the memory, for the next column chunk. */
 void pq_dict_reset(pq_dict *d);
+/* Empties d and frees its tables; it grows again from empty on insert. */
+void pq_dict_trim(pq_dict *d);
 
 /* Finds or adds a value; *index_out gets its index (dense, from 0, stable
  * until reset). Amortised O(1). PQ_ELIMIT past UINT32_MAX - 1 entries.

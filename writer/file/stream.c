@@ -97,6 +97,12 @@ void pq_stream_add_rows(pq_stream *s, uint64_t rows)
     s->rows += rows;
 }
 
+void pq_stream_trim(pq_stream *s)
+{
+    for (size_t i = 0; i < s->n_cols; i++)
+        pq_colwriter_trim(&s->cols[i]);
+}
+
 uint64_t pq_stream_rows(const pq_stream *s) { return s->rows; }
 int32_t pq_stream_ordinal(const pq_stream *s) { return s->ordinal; }
 

@@ -58,6 +58,10 @@ void pq_stream_add_rows(pq_stream *s, uint64_t rows);
  * would have), ready to append; the stream is empty. */
 int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *err);
 
+/* After a finish: frees what its column writers' buffers held
+ * (pq_colwriter_trim); the next begin grows them again. */
+void pq_stream_trim(pq_stream *s);
+
 uint64_t pq_stream_rows(const pq_stream *s);
 int32_t pq_stream_ordinal(const pq_stream *s);
 /* Bytes held now: open pages, encoded pages, dictionaries, filter hashes. */

@@ -174,9 +174,6 @@ static int writer_setup(pq_writer *w, pq_err *err)
         if (rc != 0)
             return rc;
     }
-    rc = pq_stream_new(&w->stream, w, err);
-    if (rc != 0)
-        return rc;
     bool pare = w->crypto && !w->enc.plaintext_footer;
     return pq_out_write(&w->out, pare ? "PARE" : "PAR1", 4, err);
 }
@@ -282,12 +279,12 @@ int32_t pq_writer_row_groups(const pq_writer *w) { return (int32_t)w->n_rgs; }
 
 size_t pq_writer_buffered_bytes(const pq_writer *w)
 {
-    return pq_rowgroup_buffered_bytes(w->rg) + pq_stream_fed_bytes(w->stream);
+    return pq_rowgroup_buffered_bytes(w->rg) + (w->stream ? pq_stream_fed_bytes(w->stream) : 0);
 }
 
 uint64_t pq_writer_rows_buffered(const pq_writer *w)
 {
-    return w->rg->rows + pq_stream_rows(w->stream);
+    return w->rg->rows + (w->stream ? pq_stream_rows(w->stream) : 0);
 }
 
 static int writer_feed(pq_writer *w, pq_err *err)
@@ -296,6 +293,13 @@ static int writer_feed(pq_writer *w, pq_err *err)
         return PQ_OK;
     /* begun with the row group's first rows: an encrypted file that holds
      * the most row groups it may fails only when more rows come */
+    /* created on the first rows: a writer whose row groups are encoded
+     * by its caller's streams (pq_stream_new) never holds one */
+    if (w->stream == NULL) {
+        int rc = pq_stream_new(&w->stream, w, err);
+        if (rc != 0)
+            return rc;
+    }
     if (!w->stream_begun) {
         int rc = pq_stream_begin(w->stream, (int32_t)w->n_rgs, err);
         if (rc != 0)
@@ -325,7 +329,7 @@ int pq_writer_check_limits(pq_writer *w, pq_err *err)
         return PQ_OK;
     w->rows_size_checked = rows;
     size_t raw = pq_rowgroup_buffered_bytes(w->rg);
-    if (o->row_group_max_bytes && raw + pq_stream_fed_bytes(w->stream) >= o->row_group_max_bytes)
+    if (o->row_group_max_bytes && pq_writer_buffered_bytes(w) >= o->row_group_max_bytes)
         return pq_writer_flush_row_group(w, err);
     return raw >= PQ_FEED_BYTES ? writer_feed(w, err) : PQ_OK;
 }
@@ -536,8 +540,10 @@ int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
     if (rc != 0)
         return rc;
     int64_t base = (int64_t)w->out.offset;
-    for (size_t i = 0; i < e->n_chunks; i++)
+    for (size_t i = 0; i < e->n_chunks; i++) {
         rebase_chunk(&e->meta.chunks[i], base);
+        pq_chunk_meta_compact(&e->meta.chunks[i]); /* kept until the footer */
+    }
     e->meta.file_offset = base;
     uint64_t rows = (uint64_t)e->meta.num_rows;
     w->rgs[w->n_rgs++] = e->meta; /* the chunk metas move to the writer */

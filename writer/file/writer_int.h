@@ -14,7 +14,8 @@ struct pq_writer {
     pq_out out;
     pq_rowgroup *rg;             /* the classic API's rows */
     pq_encoded *own;             /* encodes rg on flush */
-    pq_stream *stream;           /* the classic API's row group, encoding */
+    pq_stream *stream;           /* the classic API's row group, encoding; NULL
+                                    until its first rows are fed */
     bool stream_begun;           /* stream holds row group n_rgs */
     pq_chunk_opts *chunk_opts;   /* per leaf; read-only after open */
     size_t n_cols;

@@ -49,6 +49,16 @@ void pq_column_reset(pq_column *c)
     (void)offsets_start(c); /* capacity for one entry survives a reset */
 }
 
+void pq_column_trim(pq_column *c)
+{
+    pq_column_reset(c);
+    pq_buf_shrink(&c->values, 0);
+    pq_buf_shrink(&c->heap, 0);
+    pq_buf_shrink(&c->def, 0);
+    pq_buf_shrink(&c->rep, 0);
+    pq_buf_shrink(&c->offsets, 0); /* keeps its first entry */
+}
+
 size_t pq_column_buffered_bytes(const pq_column *c)
 {
     return c->values.len + c->heap.len + c->offsets.len + c->def.len + c->rep.len;

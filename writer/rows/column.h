@@ -27,6 +27,8 @@ int pq_column_init(pq_column *c, const pq_node *node);
 void pq_column_free(pq_column *c);
 /* Drops buffered values, keeps memory for the next row group. */
 void pq_column_reset(pq_column *c);
+/* Drops buffered values and the memory that held them. */
+void pq_column_trim(pq_column *c);
 size_t pq_column_buffered_bytes(const pq_column *c);
 /* Appends src's levels [l0, l1) and values [v0, v1) (the values those
  * levels define, `rows` whole rows) to c: one copy per buffer, byte-array

@@ -16,7 +16,7 @@
 #include "pqfile.h"
 #include "pq_writer.h"
 
-#define GROUP_ROWS 600
+#define GROUP_ROWS 1200 /* at least the values a first page needs to be measured and kept */
 #define GROUPS 3
 
 /* Row group 0 repeats five values, row group 1 has no repeats, row group
