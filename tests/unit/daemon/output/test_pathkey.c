@@ -111,6 +111,23 @@ static void test_key_without_fields(void **state)
     teardown(&f);
 }
 
+static void test_parse_stops_once_every_field_is_found(void **state)
+{
+    (void)state;
+    fx f;
+    setup(&f, "svc={{svc}}/{seq}.parquet");
+    key_of(&f, "{\"a\":[1,{\"svc\":\"no\"}],\"svc\":\"b\",\"svc\":\"z\"}", NULL, T);
+    want_value(&f.v[0], "b");
+    /* the rest of the line is not read: a line broken after its field (the
+     * shredder rejects it) keeps the field's value, where a three-field
+     * template above reads on and finds the break */
+    key_of(&f, "{\"svc\":\"api\",", NULL, T);
+    want_value(&f.v[0], "api");
+    key_of(&f, "{\"x\":1,", NULL, T);
+    want_value(&f.v[0], NULL);
+    teardown(&f);
+}
+
 static void test_key_too_long(void **state)
 {
     (void)state;
@@ -133,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_values_of_every_kind),
         cmocka_unit_test(test_key_escapes_and_time),
         cmocka_unit_test(test_key_without_fields),
+        cmocka_unit_test(test_parse_stops_once_every_field_is_found),
         cmocka_unit_test(test_key_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
