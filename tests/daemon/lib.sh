@@ -210,6 +210,30 @@ daemon_start() {
     daemon_wait_ready "$log" "${before:-0}" 20
 }
 
+# crash_loop N CONFIG LOG BEFORE SNAPSHOT: the kill -9 loop of the crash
+# tests. N times: call BEFORE (it waits for the moment to kill), kill -9
+# $DPID, wait for it, call SNAPSHOT I (what the dead daemon left: its
+# spool's lines, the files or objects it had published), restart it with
+# daemon_start CONFIG LOG on the same spool. Then checks every restart
+# worked; $CRASH_RESTARTS holds how many did.
+crash_loop() {
+    local n=$1 cfg=$2 log=$3 before=$4 snapshot=$5 i
+    CRASH_RESTARTS=0
+    for i in $(seq 1 "$n"); do
+        "$before"
+        kill -9 "$DPID" 2>/dev/null
+        wait_exit "$DPID" 10
+        "$snapshot" "$i"
+        if daemon_start "$cfg" "$log"; then
+            CRASH_RESTARTS=$((CRASH_RESTARTS + 1))
+        else
+            bad "restart $i after kill -9" "$(tail -n 3 "$log" | tr '\n' ' ')"
+            break
+        fi
+    done
+    check "parqd restarted after each of $n kill -9 ($CRASH_RESTARTS)" test "$CRASH_RESTARTS" = "$n"
+}
+
 # daemon_wait_ready LOG N SECONDS: waits for more than N "ready (" lines
 # in LOG while $DPID lives.
 daemon_wait_ready() {

@@ -21,24 +21,19 @@ period_closed() {
     [ "${n:-0}" -gt 0 ] 2>/dev/null
 }
 
+part_kill_moment() {
+    sleep "$(awk -v r=$((RANDOM % 801)) 'BEGIN { printf "%.3f", 0.4 + r / 1000 }')"
+}
+
+part_snapshot() {
+    "$SPOOL_DUMP" --lines "$T/spool" >>"$T/snap-lines" 2>>"$T/spool_dump.err"
+    note "kill $1: $(cat "$T/spool/checkpoint" 2>/dev/null | grep -c '^range ') published ranges above the watermark in the checkpoint"
+}
+
 part_crash_loop() {
-    local sender=$1 i restarts=0
+    local sender=$1
     : >"$T/snap-lines"
-    for i in $(seq 1 "${CRASHES:-5}"); do
-        sleep "$(awk -v r=$((RANDOM % 801)) 'BEGIN { printf "%.3f", 0.4 + r / 1000 }')"
-        kill -9 "$DPID" 2>/dev/null
-        wait_exit "$DPID" 10
-        "$SPOOL_DUMP" --lines "$T/spool" >>"$T/snap-lines" 2>>"$T/spool_dump.err"
-        note "kill $i: $(cat "$T/spool/checkpoint" 2>/dev/null | grep -c '^range ') published ranges above the watermark in the checkpoint"
-        if daemon_start "$T/parqd.yaml" "$DLOG"; then
-            restarts=$((restarts + 1))
-        else
-            bad "restart $i after kill -9" "$(tail -n 3 "$DLOG" | tr '\n' ' ')"
-            break
-        fi
-    done
-    check "parqd restarted after each of ${CRASHES:-5} kill -9 ($restarts)" \
-        test "$restarts" = "${CRASHES:-5}"
+    crash_loop "${CRASHES:-5}" "$T/parqd.yaml" "$DLOG" part_kill_moment part_snapshot
     kill -TERM "$sender"
     wait_exit "$sender" 10
     check "the sender stops (status $EXIT_STATUS)" test "$EXIT_STATUS" = 0

@@ -55,21 +55,14 @@ SENDER=$SPAWNED
 
 : >"$T/snap-lines"
 : >"$T/snap-files"
-restarts=0
-for i in $(seq 1 "$CRASHES"); do
+kill_moment() {
     sleep "$(awk -v r=$((RANDOM % 1201)) 'BEGIN { printf "%.3f", 0.3 + r / 1000 }')"
-    kill -9 "$DPID" 2>/dev/null
-    wait_exit "$DPID" 10
+}
+snapshot() {
     "$SPOOL_DUMP" --lines "$T/spool" >>"$T/snap-lines" 2>>"$T/spool_dump.err"
     find "$T/out" -name '*.parquet' ! -name '.*' -printf '%p %s %i\n' >>"$T/snap-files"
-    if daemon_start "$T/parqd.yaml" "$DLOG"; then
-        restarts=$((restarts + 1))
-    else
-        bad "restart $i after kill -9" "$(tail -n 3 "$DLOG" | tr '\n' ' ')"
-        break
-    fi
-done
-check "parqd restarted after each of $CRASHES kill -9 ($restarts)" test "$restarts" = "$CRASHES"
+}
+crash_loop "$CRASHES" "$T/parqd.yaml" "$DLOG" kill_moment snapshot
 
 sleep 1
 kill -TERM "$SENDER"
