@@ -148,8 +148,9 @@ static int dict_insert(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *ind
     size_t j = (size_t)h & mask;
     for (; d->slots[j] != 0; j = (j + 1) & mask) {
         const struct pq_dict_ent *e = &d->ents[d->slots[j] - 1];
+        /* len 0: the arena may hold no memory (NULL + 0 is undefined) */
         if (e->hash == h && e->len == len
-            && pq_memeq(d->arena.data + e->off, p, len)) {
+            && (len == 0 || pq_memeq(d->arena.data + e->off, p, len))) {
             *index_out = d->slots[j] - 1;
             return 0;
         }
