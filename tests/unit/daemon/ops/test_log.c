@@ -92,9 +92,14 @@ static void test_log_plain_line_has_rfc3339_utc_ms_pid_and_level(void **state)
     (void)state;
     cap_begin();
     lg_init(CF_LOG_INFO);
-    const time_t before = time(NULL);
+    /* The log's clock (CLOCK_REALTIME), not time(NULL): glibc's time()
+     * reads the coarse clock, which lags by up to a tick, so at a second's
+     * turn the line could be stamped after `after`. */
+    struct timespec ts0, ts1;
+    clock_gettime(CLOCK_REALTIME, &ts0);
     lg_warning("disk %s at %d%%", "full", 99);
-    const time_t after = time(NULL);
+    clock_gettime(CLOCK_REALTIME, &ts1);
+    const time_t before = ts0.tv_sec, after = ts1.tv_sec;
     char *out = cap_end(NULL);
 
     char want[128];
