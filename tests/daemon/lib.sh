@@ -190,9 +190,14 @@ raise_fd_limit() {
     FD_LIMIT=$(ulimit -n)
 }
 
-# alive PID: the process exists and is not a zombie.
+# alive PID: the process exists and is not a zombie. A status file that
+# cannot be read counts as gone: the process can be reaped between a check
+# that the file exists and its read, and a failed read taken for "not a
+# zombie" once made wait_exit report a client that had exited as timed out.
 alive() {
-    [ -e "/proc/$1/status" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+    local state
+    state=$(grep -m 1 '^State:' "/proc/$1/status" 2>/dev/null) || return 1
+    [[ $state != *Z* ]]
 }
 
 # daemon_start CONFIG LOG [ENV=VALUE...]: starts parqd --config CONFIG in
