@@ -192,8 +192,6 @@ int pq_choose_fallback(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, s
 int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_t n,
                           pq_buf *out, pq_err *err)
 {
-    if (n == 0) /* `out` may hold no memory yet, and NULL + 0 is undefined */
-        return PQ_OK;
     if (pq_buf_reserve(out, n * sizeof(uint32_t)) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
     uint32_t *idx = (uint32_t *)(void *)(out->data + out->len);
