@@ -11,6 +11,7 @@
 #include "shred.h"
 #include "shred_state.h"
 #include "shred_value.h"
+#include "shred_direct.h"
 #include "memeq.h"
 
 #include <stdlib.h>
@@ -41,6 +42,10 @@ static sh_trie *trie_child(sh_trie *n, const char *key, size_t len, bool create)
     memcpy(c->key, key, len);
     c->key[len] = '\0';
     c->key_len = len;
+    c->lit = true;
+    for (size_t i = 0; i < len; i++)
+        if ((uint8_t)key[i] < 0x20 || (uint8_t)key[i] > 0x7e || key[i] == '"' || key[i] == '\\')
+            c->lit = false;
     n->n_children++;
     return c;
 }
@@ -182,7 +187,7 @@ static int setup_columns(sh_shredder *s, pq_err *err)
                 return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
         }
     }
-    if (trie_index(&s->root) != 0)
+    if (trie_index(&s->root) != 0 || shd_setup(s) != 0)
         return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
     return PQ_OK;
 }
@@ -246,6 +251,7 @@ void sh_shredder_destroy(sh_shredder *s)
     free(s->json_text);
     free(s->cols);
     free(s->frames);
+    free(s->field_keys);
     pq_buf_free(&s->seen);
     pq_buf_free(&s->scratch);
     free(s);
@@ -339,7 +345,7 @@ static int rp_null(void *u) { return shv_scalar_to_variant(&((sh_shredder *)u)->
 
 static const json_handler replay_handler = {
     rp_begin_object, rp_key, rp_end_object, rp_begin_array, rp_end_array,
-    rp_string, rp_number, rp_bool, rp_null,
+    rp_string, rp_number, rp_bool, rp_null, NULL,
 };
 
 /* The failed column's value (its container just closed) is re-read from
@@ -709,9 +715,23 @@ static int cb_null(void *u)
     return cb_result(u, on_value(u, EV_NULL, NULL));
 }
 
+/* The schema-directed parse (shred_direct.c) of the members it predicts;
+ * the events above take the rest. */
+static int cb_member(void *u, const char *at, const char *end, const char **next)
+{
+    int rc = shd_member(u, at, end, next);
+    return rc != 0 ? cb_result(u, rc) : 0;
+}
+
 static const json_handler record_handler = {
     cb_begin_object, cb_key, cb_end_object, cb_begin_array, cb_end_array,
-    cb_string, cb_number, cb_bool, cb_null,
+    cb_string, cb_number, cb_bool, cb_null, cb_member,
+};
+
+/* sh_shredder_set_fast(false): every member through the events. */
+static const json_handler general_handler = {
+    cb_begin_object, cb_key, cb_end_object, cb_begin_array, cb_end_array,
+    cb_string, cb_number, cb_bool, cb_null, NULL,
 };
 
 /* ---- the record ------------------------------------------------------------------ */
@@ -724,6 +744,7 @@ static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size
     memset(s->cols, 0, s->spec->n_columns * sizeof *s->cols);
     memset(&s->target, 0, sizeof s->target);
     s->fast = FAST_NONE;
+    s->direct_declined = NULL;
     vr_builder_reset(&s->rest);
     s->rg = rg;
     s->leaves = pq_rowgroup_columns(rg, &s->n_leaves);
@@ -796,7 +817,8 @@ static int finish_columns(sh_shredder *s)
 static int parse_record(sh_shredder *s, const char *line, size_t len)
 {
     pq_err perr;
-    int rc = json_parse_line(&s->parser, line, len, &record_handler, s, &perr);
+    int rc = json_parse_line(&s->parser, line, len,
+                             s->general_only ? &general_handler : &record_handler, s, &perr);
     if (s->fatal || s->reject)
         return PQ_OK;
     if (rc == JSON_EMPTY) {

@@ -44,6 +44,9 @@ typedef struct sh_trie {
     int column;                  /* index into spec->columns, -1 none */
     bool plain;                  /* column's values are plain scalars
                                     (shv_is_plain_scalar) */
+    bool lit;                    /* key is printable ASCII without '"' or
+                                    '\\': JSON writes it as is, so
+                                    shred_direct.c compares the line's bytes */
 } sh_trie;
 
 typedef enum sh_mode {
@@ -104,6 +107,16 @@ typedef enum sh_fast {
                                     column, type and rep, as T_TYPED */
 } sh_fast;
 
+/* A plain scalar struct field's key, as shred_direct.c compares it with
+ * the line's bytes: at sh_shredder.field_keys[the field's leaf], valid
+ * when type is the field's type (a struct field's first leaf may be a
+ * nested field's). Built once (shd_setup). */
+typedef struct sh_field_key {
+    const sc_type *type;
+    const char *key;
+    size_t key_len;
+} sh_field_key;
+
 /* Per top-level column state for the current record. */
 typedef struct sh_colstate {
     bool seen;
@@ -136,6 +149,11 @@ struct sh_shredder {
     uint8_t fast;                /* sh_fast: set by a key, taken by the
                                     value event right after it */
     bool general_only;           /* sh_shredder_set_fast(false) */
+    sh_field_key *field_keys;    /* per leaf (shd_setup) */
+    size_t n_field_keys;
+    const char *direct_declined; /* shred_direct.c: the key it last declined
+                                    (the parser then reads it; asking again
+                                    would decline again) */
     /* per record */
     pq_rowgroup *rg;
     pq_column *leaves;           /* rg's columns (pq_rowgroup_columns) */

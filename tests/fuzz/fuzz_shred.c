@@ -8,10 +8,16 @@
  * byte-identical (the long-lived one starts a batch per line, so its
  * Variant key dictionaries are per line too). Row groups of 3 rows make each column's kept encoding
  * decision (chooser.c) run across many row groups too.
- * The fresh shredders also run with the scalar fast path off
- * (sh_shredder_set_fast): every value through the general dispatch, so the
- * same files and the same rejects (code and message) show that the fast
- * path (shred.c's fast_scalar) changes nothing. */
+ * The fresh shredders also run with the fast paths off
+ * (sh_shredder_set_fast): every member through the parser's events and
+ * every value through the general dispatch, so the same files and the same
+ * rejects (code and message) show that neither the scalar fast path
+ * (shred.c's fast_scalar) nor the schema-directed parse (shred_direct.c:
+ * predicted `"key":` bytes, values scanned and converted straight into
+ * their leaves) changes anything. The schema has a leaf of each scalar
+ * conversion the direct parse makes (string, enum, ints, double, bool,
+ * decimal, uuid, timestamp), struct fields among them (a required one),
+ * a default, and keys it must leave to the parser (a space, non-ASCII). */
 #include "colspec.h"
 #include "shred.h"
 
@@ -40,7 +46,15 @@ static const char schema_yaml[] =
     "      - name: geo\n"
     "        type: struct\n"
     "        fields: [{name: country, type: string}, {name: city, type: string}]\n"
+    "      - {name: ok, type: bool}\n"
+    "      - {name: id, type: int64, required: true}\n"
     "  - {name: tags, type: \"list<string>\"}\n"
+    "  - {name: ok, type: bool}\n"
+    "  - {name: price, type: \"decimal(9,2)\"}\n"
+    "  - {name: n, type: int64, default: 7}\n"
+    "  - {name: uid, type: uuid}\n"
+    "  - {name: spaced, type: int32, from: \"a b\"}\n"
+    "  - {name: accent, type: string, from: \"cl\u00e9\"}\n"
     "  - {name: attrs, type: \"map<string,int64>\"}\n"
     "  - {name: headers, type: variant, from: request.headers}\n"
     "  - {name: body, type: json}\n"

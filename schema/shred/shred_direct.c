@@ -1,0 +1,257 @@
+/* shred_direct.c - the schema-directed parse (see shred_direct.h).
+ *
+ * Records of one source repeat their key order, so at each member of a
+ * routed object (a FM_ROUTE frame: the record, or an object on a column's
+ * path) or of a typed struct (FM_TYPED), the key is nearly always the one
+ * that followed the previous key in the last record (sh_trie.after; a
+ * struct's next field). One compare of the line's `"key":` bytes confirms
+ * it; then the value is read by the JSON scanners (json_scan_string,
+ * json_scan_number: the parser's own code) and converted by the column's
+ * own conversion (shv_put_scalar), and the next member is tried the same
+ * way, all without a callback per token. The general path's key, value
+ * and fast_scalar steps (shred.c, shred_value.c) are replaced, with the
+ * same effects on the shredder's state, so rows, files and errors are
+ * identical whichever path a member takes.
+ *
+ * Anything else declines before any effect and the parser reads the member
+ * itself: another key, a key needing escapes, a string with escapes (the
+ * general path unescapes it), a null, a container, a value not of the
+ * column's type, a repeated key, a failed column, invalid JSON (so every
+ * error message is the parser's own). tests/fuzz/fuzz_shred.c checks that
+ * the two paths give the same bytes, rejects and messages.
+ *
+ * Runs on the thread that shreds the record. */
+#include "shred_direct.h"
+#include "shred_value.h"
+#include "json_scan.h"
+#include "memeq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline const char *skip_ws(const char *c, const char *end)
+{
+    while (c < end && (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r'))
+        c++;
+    return c;
+}
+
+/* c is just past a key's closing quote: the value's first byte after ':'
+ * (whitespace skipped), or NULL. Compact JSON first: no whitespace. */
+static inline const char *after_colon(const char *c, const char *end)
+{
+    if (c < end && *c == ':' && c + 1 < end && (unsigned char)c[1] > ' ')
+        return c + 1;
+    c = skip_ws(c, end);
+    if (c == end || *c != ':')
+        return NULL;
+    return skip_ws(c + 1, end);
+}
+
+/* Whether JSON writes the len bytes of key as they are: printable ASCII
+ * without '"' or '\\' (bytes above 0x7e would need the parser's UTF-8
+ * check, so they take its path). */
+static bool is_lit(const char *key, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        const unsigned char b = (unsigned char)key[i];
+        if (b < 0x20 || b > 0x7e || b == '"' || b == '\\')
+            return false;
+    }
+    return true;
+}
+
+/* at is a key's opening quote: whether the key is the len bytes of key
+ * (written as is: is_lit). Returns the value's first byte, or NULL. */
+static inline const char *match_key(const char *at, const char *end, const char *key, size_t len)
+{
+    if ((size_t)(end - at) < len + 3 || !pq_memeq(at + 1, key, len) || at[len + 1] != '"')
+        return NULL;
+    return after_colon(at + len + 2, end);
+}
+
+/* An integer of at most 18 digits ("-12", "0"; not "1.5", "1e3", "012"):
+ * num filled as the parser fills it (json.c: parse_number, number_integer)
+ * and the byte after it returned; NULL sends anything else to
+ * json_scan_number. */
+static inline const char *small_int(const char *c, const char *end, json_number *num)
+{
+    const char *const s = c;
+    const bool neg = *c == '-';
+    c += neg;
+    const char *const ip = c;
+    uint64_t m = 0;
+    while (c < end && (unsigned)(*c - '0') < 10 && c - ip < 19)
+        m = m * 10 + (uint64_t)(*c++ - '0');
+    const size_t n = (size_t)(c - ip);
+    if (n == 0 || n > 18 || (*ip == '0' && n > 1) ||
+        (c < end && (*c == '.' || (*c | 0x20) == 'e')))
+        return NULL;
+    *num = (json_number){.raw = s, .len = (size_t)(c - s), .kind = JSON_NUM_INT64,
+                         .negative = neg, .i = neg ? -(int64_t)m : (int64_t)m,
+                         .u = neg ? 0 : m, .d = neg ? -(double)m : (double)m,
+                         .int_digits = ip, .int_len = n, .frac_digits = c};
+    return c;
+}
+
+/* The string value at c (its opening quote): the closing quote when it has
+ * no escape and is valid UTF-8, else NULL. Plain ASCII is scanned inline;
+ * other bytes go to the parser's own check. */
+static inline const char *plain_string(sh_shredder *s, const char *c, const char *end)
+{
+    const char *q = (const char *)json_skip_plain((const uint8_t *)c + 1, (const uint8_t *)end);
+    if (q < end && *q == '"')
+        return q;
+    return q < end && (unsigned char)*q >= 0x80 ? json_scan_string(&s->parser, c + 1, end) : NULL;
+}
+
+/* The scalar at c into a plain scalar column of type t at rep: 0 (put,
+ * *next just past it), SHV_MISMATCH (nothing written: the parser reads
+ * it), or < 0 (a writer error). Strings of string columns skip
+ * shv_put_scalar's dispatch for the put it would make (put_text). */
+static inline __attribute__((always_inline))
+int direct_value(sh_shredder *s, const sc_type *t, uint16_t rep, const char *c,
+                 const char *end, const char **next)
+{
+    if (c == end)
+        return SHV_MISMATCH;
+    if (*c == '"') {
+        const char *q = plain_string(s, c, end);
+        if (q == NULL)
+            return SHV_MISMATCH;
+        *next = q + 1;
+        if (t->kind == SC_STRING || t->kind == SC_ENUM)
+            return pq_column_put_bytes(sh_leaf(s, t->leaf), rep, c + 1, (size_t)(q - c - 1));
+        const sh_str str = {c + 1, (size_t)(q - c - 1)};
+        return shv_put_scalar(s, t, rep, EV_STRING, &str);
+    }
+    if (*c == '-' || (unsigned)(*c - '0') < 10) {
+        json_number num;
+        const char *e = small_int(c, end, &num);
+        if (e == NULL && (e = json_scan_number(&s->parser, c, end, &num)) == NULL)
+            return SHV_MISMATCH;
+        *next = e;
+        return shv_put_scalar(s, t, rep, EV_NUMBER, &num);
+    }
+    if (*c == 't' || *c == 'f') {
+        const bool v = *c == 't';
+        const size_t n = v ? 4 : 5;
+        if ((size_t)(end - c) < n || memcmp(c, v ? "true" : "false", n) != 0)
+            return SHV_MISMATCH;
+        *next = c + n;
+        return shv_put_scalar(s, t, rep, EV_BOOL, &v);
+    }
+    return SHV_MISMATCH; /* null, a container, or not JSON */
+}
+
+/* A member of a routed object: shred.c's on_key (the predicted child)
+ * then fast_scalar, for a top-level plain scalar column. */
+static int route_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
+                        const char **next)
+{
+    const sh_trie *n = top->node;
+    if (n->after == NULL)
+        return SHV_MISMATCH;
+    const uint32_t guess = n->after[top->last_child];
+    if (guess == 0)
+        return SHV_MISMATCH;
+    const sh_trie *child = &n->children[guess - 1];
+    if (!child->plain || !child->lit)
+        return SHV_MISMATCH; /* a route object, a container column, an odd key */
+    sh_colstate *cs = &s->cols[child->column];
+    const char *v = match_key(at, end, child->key, child->key_len);
+    if (v == NULL || cs->seen || cs->failed)
+        return SHV_MISMATCH;
+    int rc = direct_value(s, s->spec->columns[child->column].type, 0, v, end, next);
+    if (rc == SHV_MISMATCH)
+        return rc;
+    top->last_child = guess;
+    cs->seen = rc == 0;
+    cs->raw_start = (size_t)(v - s->line);
+    cs->key = at + 1;
+    cs->key_len = child->key_len;
+    return rc;
+}
+
+/* A field of a typed struct: shv_typed_key (the guessed field) then
+ * fast_scalar's FAST_FIELD. */
+static int field_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
+                        const char **next)
+{
+    const sc_type *t = top->type;
+    const size_t i = top->last_child;
+    if (i >= t->n_fields || s->cols[top->column].failed)
+        return SHV_MISMATCH;
+    const sc_column *field = &t->fields[i];
+    const size_t leaf = (size_t)field->type->leaf;
+    uint8_t *seen = s->seen.data + top->seen_off;
+    if (leaf >= s->n_field_keys || s->field_keys[leaf].type != field->type || seen[i])
+        return SHV_MISMATCH; /* not a plain scalar, an odd name, or repeated */
+    const sh_field_key *fk = &s->field_keys[leaf];
+    const char *v = match_key(at, end, fk->key, fk->key_len);
+    if (v == NULL)
+        return SHV_MISMATCH;
+    int rc = direct_value(s, field->type, top->rep, v, end, next);
+    if (rc == SHV_MISMATCH)
+        return rc;
+    seen[i] = 1;
+    top->last_child = (uint32_t)i + 1;
+    return rc;
+}
+
+/* The plain scalar fields of the structs under t, by leaf. */
+static void add_field_keys(sh_shredder *s, const sc_type *t)
+{
+    if (t->kind == SC_LIST || t->kind == SC_MAP) {
+        add_field_keys(s, t->elem);
+        return;
+    }
+    if (t->kind != SC_STRUCT)
+        return;
+    for (size_t i = 0; i < t->n_fields; i++) {
+        const sc_column *f = &t->fields[i];
+        const char *name = f->path_len == 1 ? f->path[0] : f->name;
+        const size_t len = strlen(name);
+        if (shv_is_plain_scalar(f->type) && is_lit(name, len) &&
+            (size_t)f->type->leaf < s->n_field_keys)
+            s->field_keys[f->type->leaf] = (sh_field_key){f->type, name, len};
+        add_field_keys(s, f->type);
+    }
+}
+
+int shd_setup(sh_shredder *s)
+{
+    s->n_field_keys = s->spec->n_leaves;
+    s->field_keys = calloc(s->n_field_keys ? s->n_field_keys : 1, sizeof *s->field_keys);
+    if (s->field_keys == NULL)
+        return PQ_ENOMEM;
+    for (size_t i = 0; i < s->spec->n_columns; i++)
+        add_field_keys(s, s->spec->columns[i].type);
+    return PQ_OK;
+}
+
+int shd_member(sh_shredder *s, const char *at, const char *end, const char **next)
+{
+    sh_frame *top = &s->frames[s->n_frames - 1];
+    const bool route = top->mode == FM_ROUTE;
+    if (!route && (top->mode != FM_TYPED || top->type->kind != SC_STRUCT))
+        return PQ_OK;
+    if (at == s->direct_declined)
+        return PQ_OK; /* declined here already, at the end of a run */
+    for (;;) {
+        const char *after = NULL;
+        int rc = route ? route_member(s, top, at, end, &after)
+                       : field_member(s, top, at, end, &after);
+        if (rc == SHV_MISMATCH) {
+            s->direct_declined = at;
+            return PQ_OK;
+        }
+        if (rc != 0)
+            return rc;
+        *next = after;
+        s->fast = FAST_NONE;
+        if (end - after < 2 || after[0] != ',' || after[1] != '"')
+            return PQ_OK;
+        at = after + 1;
+    }
+}
