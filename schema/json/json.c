@@ -867,12 +867,15 @@ member:
     tok = c;
     if (h->member != NULL) {
         const char *next = NULL;
+        bool value_next = false;
         p->tok = tok;
-        rc = h->member(user, (const char *)c, (const char *)end, &next);
+        rc = h->member(user, (const char *)c, (const char *)end, &next, &value_next);
         if (rc != 0)
             return stopped(p, err, rc);
         if (next != NULL) {
             c = (const uint8_t *)next;
+            if (value_next)
+                goto value;
             goto after_value;
         }
     }

@@ -121,10 +121,14 @@ typedef struct json_handler {
      * member itself -- key, ':' and a scalar value, as json_scan_string and
      * json_scan_number read them, and any further members it predicts --
      * and set *next to the byte after the last value it read; the parser
-     * goes on from there as after any value (',' or '}' next). Leaving
-     * *next NULL declines: the parser reads the member as usual, so a
-     * handler must decline before any effect it could not repeat. */
-    int (*member)(void *user, const char *at, const char *end, const char **next);
+     * goes on from there as after any value (',' or '}' next). Or it may
+     * read only a key and its ':' (it did what its key callback would
+     * have): then it sets *next to the value's first byte and *value_next,
+     * and the parser reads the value. Leaving *next NULL declines: the
+     * parser reads the member as usual, so a handler must decline before
+     * any effect it could not repeat. */
+    int (*member)(void *user, const char *at, const char *end, const char **next,
+                  bool *value_next);
 } json_handler;
 
 /* Caller-owned parser state, reused across lines. Read-only for callers

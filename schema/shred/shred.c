@@ -717,9 +717,10 @@ static int cb_null(void *u)
 
 /* The schema-directed parse (shred_direct.c) of the members it predicts;
  * the events above take the rest. */
-static int cb_member(void *u, const char *at, const char *end, const char **next)
+static int cb_member(void *u, const char *at, const char *end, const char **next,
+                     bool *value_next)
 {
-    int rc = shd_member(u, at, end, next);
+    int rc = shd_member(u, at, end, next, value_next);
     return rc != 0 ? cb_result(u, rc) : 0;
 }
 

@@ -144,8 +144,12 @@ int direct_value(sh_shredder *s, const sc_type *t, uint16_t rep, const char *c,
     return SHV_MISMATCH; /* null, a container, or not JSON */
 }
 
-/* A member of a routed object: shred.c's on_key (the predicted child)
- * then fast_scalar, for a top-level plain scalar column. */
+/* route_member's and field_member's answer when they read the key only:
+ * the value, at *next, is the parser's. */
+#define SHD_KEY 3
+
+/* A member of a routed object: shred.c's on_key for the predicted child,
+ * then fast_scalar's put for a top-level plain scalar column. */
 static int route_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
                         const char **next)
 {
@@ -156,25 +160,39 @@ static int route_member(sh_shredder *s, sh_frame *top, const char *at, const cha
     if (guess == 0)
         return SHV_MISMATCH;
     const sh_trie *child = &n->children[guess - 1];
-    if (!child->plain || !child->lit)
-        return SHV_MISMATCH; /* a route object, a container column, an odd key */
-    sh_colstate *cs = &s->cols[child->column];
-    const char *v = match_key(at, end, child->key, child->key_len);
-    if (v == NULL || cs->seen || cs->failed)
+    const char *v = child->lit ? match_key(at, end, child->key, child->key_len) : NULL;
+    if (v == NULL)
         return SHV_MISMATCH;
-    int rc = direct_value(s, s->spec->columns[child->column].type, 0, v, end, next);
-    if (rc == SHV_MISMATCH)
-        return rc;
     top->last_child = guess;
-    cs->seen = rc == 0;
-    cs->raw_start = (size_t)(v - s->line);
-    cs->key = at + 1;
-    cs->key_len = child->key_len;
-    return rc;
+    if (child->plain) {
+        sh_colstate *cs = &s->cols[child->column];
+        if (!cs->seen && !cs->failed) {
+            int rc = direct_value(s, s->spec->columns[child->column].type, 0, v, end, next);
+            if (rc != SHV_MISMATCH) {
+                cs->seen = rc == 0;
+                cs->raw_start = (size_t)(v - s->line);
+                cs->key = at + 1;
+                cs->key_len = child->key_len;
+                return rc;
+            }
+        }
+    }
+    /* on_key's effects; the parser's value event follows */
+    s->target = (sh_target){.key = at + 1, .key_len = child->key_len};
+    s->fast = child->plain ? FAST_COLUMN : FAST_NONE;
+    if (child->column >= 0) {
+        s->target.kind = T_COLUMN;
+        s->target.column = child->column;
+    } else {
+        s->target.kind = T_ROUTE;
+        s->target.node = child;
+    }
+    *next = v;
+    return SHD_KEY;
 }
 
-/* A field of a typed struct: shv_typed_key (the guessed field) then
- * fast_scalar's FAST_FIELD. */
+/* A field of a typed struct: shv_typed_key for the guessed field, then
+ * fast_scalar's FAST_FIELD put. */
 static int field_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
                         const char **next)
 {
@@ -191,12 +209,16 @@ static int field_member(sh_shredder *s, sh_frame *top, const char *at, const cha
     const char *v = match_key(at, end, fk->key, fk->key_len);
     if (v == NULL)
         return SHV_MISMATCH;
-    int rc = direct_value(s, field->type, top->rep, v, end, next);
-    if (rc == SHV_MISMATCH)
-        return rc;
     seen[i] = 1;
     top->last_child = (uint32_t)i + 1;
-    return rc;
+    int rc = direct_value(s, field->type, top->rep, v, end, next);
+    if (rc != SHV_MISMATCH)
+        return rc;
+    s->target = (sh_target){.kind = T_TYPED, .column = top->column, .type = field->type,
+                            .nullable = !field->required, .rep = top->rep};
+    s->fast = FAST_FIELD;
+    *next = v;
+    return SHD_KEY;
 }
 
 /* The plain scalar fields of the structs under t, by leaf. */
@@ -230,7 +252,8 @@ int shd_setup(sh_shredder *s)
     return PQ_OK;
 }
 
-int shd_member(sh_shredder *s, const char *at, const char *end, const char **next)
+int shd_member(sh_shredder *s, const char *at, const char *end, const char **next,
+               bool *value_next)
 {
     sh_frame *top = &s->frames[s->n_frames - 1];
     const bool route = top->mode == FM_ROUTE;
@@ -246,9 +269,13 @@ int shd_member(sh_shredder *s, const char *at, const char *end, const char **nex
             s->direct_declined = at;
             return PQ_OK;
         }
+        *next = after;
+        if (rc == SHD_KEY) {
+            *value_next = true;
+            return PQ_OK;
+        }
         if (rc != 0)
             return rc;
-        *next = after;
         s->fast = FAST_NONE;
         if (end - after < 2 || after[0] != ',' || after[1] != '"')
             return PQ_OK;

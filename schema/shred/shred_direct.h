@@ -13,10 +13,14 @@
 /* json_handler.member for the record parser: at is a key's opening quote
  * inside the object of the top frame. Reads that member and the members
  * after it while each is predicted and plain, sets *next past the last
- * value read, and returns 0; or declines (*next untouched, nothing
- * changed) at the first surprise. < 0: a writer error (the row is lost;
- * the caller stops the parse as the general path would). */
-int shd_member(sh_shredder *s, const char *at, const char *end, const char **next);
+ * value read, and returns 0. A predicted key whose value it does not take
+ * (a container, a null, an escape, a wrong type, a repeat) it reads as
+ * on_key / shv_typed_key would, and leaves the value to the parser
+ * (*next at the value, *value_next). Any other key declines (*next
+ * untouched, nothing changed). < 0: a writer error (the row is lost; the
+ * caller stops the parse as the general path would). */
+int shd_member(sh_shredder *s, const char *at, const char *end, const char **next,
+               bool *value_next);
 
 /* Builds s->field_keys for s->spec (the shredder's setup): 0 or
  * PQ_ENOMEM. sh_shredder_destroy frees it. */
