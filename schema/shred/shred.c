@@ -42,10 +42,6 @@ static sh_trie *trie_child(sh_trie *n, const char *key, size_t len, bool create)
     memcpy(c->key, key, len);
     c->key[len] = '\0';
     c->key_len = len;
-    c->lit = true;
-    for (size_t i = 0; i < len; i++)
-        if ((uint8_t)key[i] < 0x20 || (uint8_t)key[i] > 0x7e || key[i] == '"' || key[i] == '\\')
-            c->lit = false;
     n->n_children++;
     return c;
 }

@@ -27,6 +27,18 @@
 typedef struct sh_shredder sh_shredder;
 #define SH_REJECTED 1
 
+/* A key as the schema-directed parse compares it (shred_direct.c): the
+ * bytes `"key":` with byte masks in up to four 8-byte words, so a key of
+ * up to 29 bytes is confirmed with a few loads. lit: JSON writes the key
+ * as is (printable ASCII without '"' or '\\'); n_words 0 when it does not
+ * or the key is longer (then a byte compare). Built once (shd_setup). */
+typedef struct sh_keypat {
+    uint64_t w[4], m[4];
+    uint8_t n_words;
+    uint8_t len;                 /* bytes of `"key":` when n_words > 0 */
+    bool lit;
+} sh_keypat;
+
 /* Trie of `from` paths: a node either owns a column or has children. */
 typedef struct sh_trie {
     char *key;
@@ -44,9 +56,7 @@ typedef struct sh_trie {
     int column;                  /* index into spec->columns, -1 none */
     bool plain;                  /* column's values are plain scalars
                                     (shv_is_plain_scalar) */
-    bool lit;                    /* key is printable ASCII without '"' or
-                                    '\\': JSON writes it as is, so
-                                    shred_direct.c compares the line's bytes */
+    sh_keypat pat;               /* its key, for shred_direct.c */
 } sh_trie;
 
 typedef enum sh_mode {
@@ -115,6 +125,7 @@ typedef struct sh_field_key {
     const sc_type *type;
     const char *key;
     size_t key_len;
+    sh_keypat pat;
 } sh_field_key;
 
 /* Per top-level column state for the current record. */
