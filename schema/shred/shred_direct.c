@@ -253,6 +253,66 @@ static int field_member(sh_shredder *s, sh_frame *top, const char *at, const cha
     return SHD_KEY;
 }
 
+/* The scalar at c into Variant builder b (shv_scalar_to_variant, as
+ * on_value does in a FM_VARIANT or FM_REST frame); SHV_MISMATCH when it is
+ * no scalar the scanners take (nothing written). */
+static inline int variant_value(sh_shredder *s, vr_builder *b, const char *key, size_t key_len,
+                                const char *c, const char *end, const char **next)
+{
+    int ev;
+    sh_str str;
+    json_number num;
+    bool v;
+    const void *payload = NULL;
+    if (c == end)
+        return SHV_MISMATCH;
+    if (*c == '"') {
+        const char *q = plain_string(s, c, end);
+        if (q == NULL)
+            return SHV_MISMATCH;
+        str = (sh_str){c + 1, (size_t)(q - c - 1)};
+        ev = EV_STRING, payload = &str, *next = q + 1;
+    } else if (*c == '-' || (unsigned)(*c - '0') < 10) {
+        const char *e = small_int(c, end, &num);
+        if (e == NULL && (e = json_scan_number(&s->parser, c, end, &num)) == NULL)
+            return SHV_MISMATCH;
+        ev = EV_NUMBER, payload = &num, *next = e;
+    } else if (*c == 't' || *c == 'f' || *c == 'n') {
+        static const char *const lit[] = {"true", "false", "null"};
+        const int k = *c == 't' ? 0 : *c == 'f' ? 1 : 2;
+        const size_t n = k == 1 ? 5 : 4;
+        if ((size_t)(end - c) < n || memcmp(c, lit[k], n) != 0)
+            return SHV_MISMATCH;
+        v = k == 0;
+        ev = k == 2 ? EV_NULL : EV_BOOL, payload = &v, *next = c + n;
+    } else {
+        return SHV_MISMATCH;
+    }
+    int rc = vr_key(b, key, key_len);
+    return rc ? rc : shv_scalar_to_variant(b, ev, payload);
+}
+
+/* A member of an object mirrored into a Variant (a Variant column's value,
+ * or a value kept in the rest column): any key, no prediction. on_key's
+ * vr_key, then on_value's scalar; a container's key only (its value is
+ * the parser's). A key with escapes declines. */
+static int variant_member(sh_shredder *s, vr_builder *b, const char *at, const char *end,
+                          const char **next)
+{
+    const char *k = json_scan_string(&s->parser, at + 1, end);
+    const char *v = k ? after_colon(k + 1, end) : NULL;
+    if (v == NULL)
+        return SHV_MISMATCH;
+    const size_t len = (size_t)(k - at - 1);
+    int rc = variant_value(s, b, at + 1, len, v, end, next);
+    if (rc != SHV_MISMATCH)
+        return rc;
+    if ((rc = vr_key(b, at + 1, len)) != 0)
+        return rc;
+    *next = v;
+    return SHD_KEY;
+}
+
 /* The plain scalar fields of the structs under t, by leaf. */
 static void add_field_keys(sh_shredder *s, const sc_type *t)
 {
@@ -300,15 +360,17 @@ int shd_member(sh_shredder *s, const char *at, const char *end, const char **nex
                bool *value_next)
 {
     sh_frame *top = &s->frames[s->n_frames - 1];
-    const bool route = top->mode == FM_ROUTE;
-    if (!route && (top->mode != FM_TYPED || top->type->kind != SC_STRUCT))
+    vr_builder *vb = top->mode == FM_VARIANT ? top->vb : top->mode == FM_REST ? &s->rest : NULL;
+    if (top->mode != FM_ROUTE && vb == NULL &&
+        (top->mode != FM_TYPED || top->type->kind != SC_STRUCT))
         return PQ_OK;
     if (at == s->direct_declined)
         return PQ_OK; /* declined here already, at the end of a run */
     for (;;) {
         const char *after = NULL;
-        int rc = route ? route_member(s, top, at, end, &after)
-                       : field_member(s, top, at, end, &after);
+        int rc = vb != NULL ? variant_member(s, vb, at, end, &after)
+               : top->mode == FM_ROUTE ? route_member(s, top, at, end, &after)
+                                       : field_member(s, top, at, end, &after);
         if (rc == SHV_MISMATCH) {
             s->direct_declined = at;
             return PQ_OK;
