@@ -271,25 +271,6 @@ static int fail(sh_shredder *s, int rc)
     return rc;
 }
 
-/* Opens, in the rest builder, every route object from the root down to the
- * current one that is not open yet, so unmatched fields keep their
- * nesting ({"http": {"x": 1}} when only http.status is a column). */
-static int rest_open_path(sh_shredder *s)
-{
-    for (size_t i = 0; i < s->n_frames; i++) {
-        sh_frame *f = &s->frames[i];
-        if (f->mode != FM_ROUTE || f->rest_open)
-            continue;
-        int rc = i == 0 ? 0 : vr_key(&s->rest, f->key, f->key_len);
-        rc = rc ? rc : vr_begin_object(&s->rest);
-        if (rc != 0)
-            return rc;
-        f->rest_open = true;
-        s->has_rest_value = true;
-    }
-    return PQ_OK;
-}
-
 static int rest_mirror(sh_shredder *s, int ev, const void *payload)
 {
     if (ev == EV_BEGIN_OBJECT)
@@ -304,7 +285,7 @@ static int rest_mirror(sh_shredder *s, int ev, const void *payload)
 static int rest_value(sh_shredder *s, const char *key, size_t key_len, bool keyed, int ev,
                       const void *payload)
 {
-    int rc = rest_open_path(s);
+    int rc = shv_rest_open_path(s);
     if (rc == 0 && keyed)
         rc = vr_key(&s->rest, key, key_len);
     if (rc == 0 && !keyed)
@@ -359,7 +340,7 @@ static int replay_into_rest(sh_shredder *s, int column)
         return SH_REJECTED;
     }
     size_t end = json_parser_offset(&s->parser) + 1;
-    int rc = rest_open_path(s);
+    int rc = shv_rest_open_path(s);
     rc = rc ? rc : vr_key(&s->rest, cs->key, cs->key_len);
     if (rc != 0)
         return rc;

@@ -176,9 +176,112 @@ int direct_value(sh_shredder *s, const sc_type *t, uint16_t rep, const char *c,
     return SHV_MISMATCH; /* null, a container, or not JSON */
 }
 
-/* route_member's and field_member's answer when they read the key only:
+/* The member readers' answer when they read the key only:
  * the value, at *next, is the parser's. */
 #define SHD_KEY 3
+
+/* A scalar value as an event payload (shv_scalar_to_variant's). */
+typedef struct shd_scalar {
+    int ev;
+    sh_str str;
+    json_number num;
+    bool b;
+} shd_scalar;
+
+/* Scans the scalar at c into sc (*next just past it) and returns its
+ * payload, or NULL when it is no scalar the scanners take (a container,
+ * an escape, invalid JSON). */
+static inline __attribute__((always_inline))
+const void *scan_scalar(sh_shredder *s, const char *c, const char *end,
+                        shd_scalar *sc, const char **next)
+{
+    if (c == end)
+        return NULL;
+    if (*c == '"') {
+        const char *q = plain_string(s, c, end);
+        if (q == NULL)
+            return NULL;
+        sc->ev = EV_STRING;
+        sc->str = (sh_str){c + 1, (size_t)(q - c - 1)};
+        *next = q + 1;
+        return &sc->str;
+    }
+    if (*c == '-' || (unsigned)(*c - '0') < 10) {
+        const char *e = small_int(c, end, &sc->num);
+        if (e == NULL && (e = json_scan_number(&s->parser, c, end, &sc->num)) == NULL)
+            return NULL;
+        sc->ev = EV_NUMBER;
+        *next = e;
+        return &sc->num;
+    }
+    static const char *const lit[] = {"true", "false", "null"};
+    const int k = *c == 't' ? 0 : *c == 'f' ? 1 : *c == 'n' ? 2 : -1;
+    const size_t n = k == 1 ? 5 : 4;
+    if (k < 0 || (size_t)(end - c) < n || memcmp(c, lit[k], n) != 0)
+        return NULL;
+    sc->ev = k == 2 ? EV_NULL : EV_BOOL;
+    sc->b = k == 0;
+    *next = c + n;
+    return &sc->b;
+}
+
+/* at is a key's opening quote: the key's closing quote when it has no
+ * escape (its bytes are its text), and the value's first byte in *v; NULL
+ * otherwise. */
+static inline const char *any_key(sh_shredder *s, const char *at, const char *end,
+                                  const char **v)
+{
+    const char *k = json_scan_string(&s->parser, at + 1, end);
+    *v = k ? after_colon(k + 1, end) : NULL;
+    return *v ? k : NULL;
+}
+
+/* A member of a routed object without a column below it (the default
+ * schema's record: everything goes to the `*` column): on_key finds no
+ * child, so the value goes to the rest column (rest_value: the path
+ * opened, the key, the scalar) or, without one, nowhere (only checked).
+ * A container's key only. */
+static int rest_member(sh_shredder *s, const char *at, const char *end, const char **next)
+{
+    const char *v, *k = any_key(s, at, end, &v);
+    if (k == NULL)
+        return SHV_MISMATCH;
+    const size_t len = (size_t)(k - at - 1);
+    shd_scalar sc;
+    const void *payload = scan_scalar(s, v, end, &sc, next);
+    if (payload != NULL) {
+        if (!sh_has_rest(s))
+            return PQ_OK;
+        int rc = shv_rest_open_path(s);
+        rc = rc ? rc : vr_key(&s->rest, at + 1, len);
+        return rc ? rc : shv_scalar_to_variant(&s->rest, sc.ev, payload);
+    }
+    s->target = (sh_target){.kind = sh_has_rest(s) ? T_REST : T_IGNORE, .key = at + 1,
+                            .key_len = len};
+    s->fast = FAST_NONE;
+    *next = v;
+    return SHD_KEY;
+}
+
+/* A member of an object mirrored into a Variant (a Variant column's value,
+ * or a value kept in the rest column): any key, no prediction. on_key's
+ * vr_key, then on_value's scalar; a container's key only (its value is
+ * the parser's). A key with escapes declines. */
+static int variant_member(sh_shredder *s, vr_builder *b, const char *at, const char *end,
+                          const char **next)
+{
+    const char *v, *k = any_key(s, at, end, &v);
+    if (k == NULL)
+        return SHV_MISMATCH;
+    const size_t len = (size_t)(k - at - 1);
+    shd_scalar sc;
+    const void *payload = scan_scalar(s, v, end, &sc, next);
+    int rc = vr_key(b, at + 1, len);
+    if (payload != NULL)
+        return rc ? rc : shv_scalar_to_variant(b, sc.ev, payload);
+    *next = v;
+    return rc ? rc : SHD_KEY;
+}
 
 /* A member of a routed object: shred.c's on_key for the predicted child,
  * then fast_scalar's put for a top-level plain scalar column. */
@@ -186,8 +289,8 @@ static int route_member(sh_shredder *s, sh_frame *top, const char *at, const cha
                         const char **next)
 {
     const sh_trie *n = top->node;
-    if (n->after == NULL)
-        return SHV_MISMATCH;
+    if (n->after == NULL) /* no child: the record of a schema without paths */
+        return rest_member(s, at, end, next);
     const uint32_t guess = n->after[top->last_child];
     if (guess == 0)
         return SHV_MISMATCH;
@@ -249,66 +352,6 @@ static int field_member(sh_shredder *s, sh_frame *top, const char *at, const cha
     s->target = (sh_target){.kind = T_TYPED, .column = top->column, .type = field->type,
                             .nullable = !field->required, .rep = top->rep};
     s->fast = FAST_FIELD;
-    *next = v;
-    return SHD_KEY;
-}
-
-/* The scalar at c into Variant builder b (shv_scalar_to_variant, as
- * on_value does in a FM_VARIANT or FM_REST frame); SHV_MISMATCH when it is
- * no scalar the scanners take (nothing written). */
-static inline int variant_value(sh_shredder *s, vr_builder *b, const char *key, size_t key_len,
-                                const char *c, const char *end, const char **next)
-{
-    int ev;
-    sh_str str;
-    json_number num;
-    bool v;
-    const void *payload = NULL;
-    if (c == end)
-        return SHV_MISMATCH;
-    if (*c == '"') {
-        const char *q = plain_string(s, c, end);
-        if (q == NULL)
-            return SHV_MISMATCH;
-        str = (sh_str){c + 1, (size_t)(q - c - 1)};
-        ev = EV_STRING, payload = &str, *next = q + 1;
-    } else if (*c == '-' || (unsigned)(*c - '0') < 10) {
-        const char *e = small_int(c, end, &num);
-        if (e == NULL && (e = json_scan_number(&s->parser, c, end, &num)) == NULL)
-            return SHV_MISMATCH;
-        ev = EV_NUMBER, payload = &num, *next = e;
-    } else if (*c == 't' || *c == 'f' || *c == 'n') {
-        static const char *const lit[] = {"true", "false", "null"};
-        const int k = *c == 't' ? 0 : *c == 'f' ? 1 : 2;
-        const size_t n = k == 1 ? 5 : 4;
-        if ((size_t)(end - c) < n || memcmp(c, lit[k], n) != 0)
-            return SHV_MISMATCH;
-        v = k == 0;
-        ev = k == 2 ? EV_NULL : EV_BOOL, payload = &v, *next = c + n;
-    } else {
-        return SHV_MISMATCH;
-    }
-    int rc = vr_key(b, key, key_len);
-    return rc ? rc : shv_scalar_to_variant(b, ev, payload);
-}
-
-/* A member of an object mirrored into a Variant (a Variant column's value,
- * or a value kept in the rest column): any key, no prediction. on_key's
- * vr_key, then on_value's scalar; a container's key only (its value is
- * the parser's). A key with escapes declines. */
-static int variant_member(sh_shredder *s, vr_builder *b, const char *at, const char *end,
-                          const char **next)
-{
-    const char *k = json_scan_string(&s->parser, at + 1, end);
-    const char *v = k ? after_colon(k + 1, end) : NULL;
-    if (v == NULL)
-        return SHV_MISMATCH;
-    const size_t len = (size_t)(k - at - 1);
-    int rc = variant_value(s, b, at + 1, len, v, end, next);
-    if (rc != SHV_MISMATCH)
-        return rc;
-    if ((rc = vr_key(b, at + 1, len)) != 0)
-        return rc;
     *next = v;
     return SHD_KEY;
 }
