@@ -5,19 +5,25 @@
  * path) or of a typed struct (FM_TYPED), the key is nearly always the one
  * that followed the previous key in the last record (sh_trie.after; a
  * struct's next field). One compare of the line's `"key":` bytes confirms
- * it; then the value is read by the JSON scanners (json_scan_string,
+ * it (sh_keypat: masked 8-byte words); then the value is read by the JSON
+ * scanners (json_scan.h's string scan, a small-integer read, else
  * json_scan_number: the parser's own code) and converted by the column's
  * own conversion (shv_put_scalar), and the next member is tried the same
  * way, all without a callback per token. The general path's key, value
  * and fast_scalar steps (shred.c, shred_value.c) are replaced, with the
  * same effects on the shredder's state, so rows, files and errors are
- * identical whichever path a member takes.
+ * identical whichever path a member takes. Members of objects mirrored
+ * into a Variant builder (a Variant column's value, the rest column) need
+ * no prediction: any key without escapes and a scalar go straight to the
+ * builder; so do the members of a record whose schema has no column path
+ * (the default schema: all to the rest column).
  *
- * Anything else declines before any effect and the parser reads the member
- * itself: another key, a key needing escapes, a string with escapes (the
- * general path unescapes it), a null, a container, a value not of the
- * column's type, a repeated key, a failed column, invalid JSON (so every
- * error message is the parser's own). tests/fuzz/fuzz_shred.c checks that
+ * When the predicted key's value is not a scalar taken here (a container,
+ * a null, an escape, a wrong type, a repeated key, a failed column), the
+ * key alone is read, with on_key's effects, and the parser reads the
+ * value as an event. Any other key declines before any effect and the
+ * parser reads the member itself; invalid JSON always declines, so every
+ * error message is the parser's own. tests/fuzz/fuzz_shred.c checks that
  * the two paths give the same bytes, rejects and messages.
  *
  * Runs on the thread that shreds the record. */

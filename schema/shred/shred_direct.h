@@ -1,7 +1,8 @@
 /* shred_direct.h - the schema-directed parse of object members
  * (shred_direct.c): members whose key is the predicted one and whose
  * value is a scalar for a plain scalar column go straight from the line
- * into the column's leaf, without the parser's per-token events. shred.c
+ * into the column's leaf, and scalar members of Variant and rest values
+ * straight into their builders, without the parser's per-token events. shred.c
  * installs it as its json_handler.member; the record walk (shred.c,
  * shred_value.c) never calls it. Runs on the thread that shreds the
  * record. */
@@ -12,8 +13,8 @@
 
 /* json_handler.member for the record parser: at is a key's opening quote
  * inside the object of the top frame. Reads that member and the members
- * after it while each is predicted and plain, sets *next past the last
- * value read, and returns 0. A predicted key whose value it does not take
+ * after it while each is predicted and plain (any key in a Variant or
+ * rest value), sets *next past the last value read, and returns 0. A predicted key whose value it does not take
  * (a container, a null, an escape, a wrong type, a repeat) it reads as
  * on_key / shv_typed_key would, and leaves the value to the parser
  * (*next at the value, *value_next). Any other key declines (*next
