@@ -813,6 +813,31 @@ static int too_deep(json_parser *p, pq_err *err, const uint8_t *c)
                 "(max_depth)", p->max_depth);
 }
 
+/* What parse_structure does after offering a member to h->member. */
+enum { MEMBER_PARSE, MEMBER_VALUE, MEMBER_AFTER, MEMBER_STOP };
+
+/* Offers the member whose key opens at *pc to the handler's member reader
+ * (json.h): MEMBER_PARSE when it declines (the parser reads the member),
+ * MEMBER_VALUE when it read the key (*pc at the value), MEMBER_AFTER when
+ * it read the value too (*pc past it), MEMBER_STOP when it stopped the
+ * parse (*rc the code to return, err filled). */
+static inline int offer_member(json_parser *p, const uint8_t **pc, const uint8_t *end,
+                               const json_handler *h, void *user, pq_err *err, int *rc)
+{
+    const char *next = NULL;
+    bool value_next = false;
+    p->tok = *pc;
+    *rc = h->member(user, (const char *)*pc, (const char *)end, &next, &value_next);
+    if (*rc != 0) {
+        *rc = stopped(p, err, *rc);
+        return MEMBER_STOP;
+    }
+    if (next == NULL)
+        return MEMBER_PARSE;
+    *pc = (const uint8_t *)next;
+    return value_next ? MEMBER_VALUE : MEMBER_AFTER;
+}
+
 /* The structure of the line from c (a value starts there) as a goto
  * machine over an explicit container stack: each label is a parser state,
  * and nesting costs one byte of p->stack, not a C stack frame. Scalars are
@@ -865,19 +890,10 @@ value:
 member:
     /* c is at the opening quote of a key. */
     tok = c;
-    if (h->member != NULL) {
-        const char *next = NULL;
-        bool value_next = false;
-        p->tok = tok;
-        rc = h->member(user, (const char *)c, (const char *)end, &next, &value_next);
-        if (rc != 0)
-            return stopped(p, err, rc);
-        if (next != NULL) {
-            c = (const uint8_t *)next;
-            if (value_next)
-                goto value;
-            goto after_value;
-        }
+    switch (h->member != NULL ? offer_member(p, &c, end, h, user, err, &rc) : MEMBER_PARSE) {
+    case MEMBER_STOP: return rc;
+    case MEMBER_VALUE: goto value;
+    case MEMBER_AFTER: goto after_value;
     }
     c = parse_string(p, c, end, &str, &slen, err);
     if (c == NULL)
