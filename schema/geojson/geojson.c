@@ -332,7 +332,7 @@ static int on_null(void *user)
 
 static const json_handler handler = {
     on_begin_object, on_key, on_end, on_begin_array, on_end,
-    on_string, on_number, on_boolean, on_null};
+    on_string, on_number, on_boolean, on_null, NULL};
 
 /* ---- stage 2: validate + size, then write ---------------------------------- */
 

@@ -42,6 +42,7 @@
  * fit the fast path) at the cost of a 10 KB power table.
  */
 #include "json.h"
+#include "json_scan.h"
 
 #include <locale.h>
 #include <math.h>
@@ -49,9 +50,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #define MAX_DEPTH_LIMIT ((size_t)1 << 20)
 #define EXP_SATURATE 1000000000LL
@@ -138,50 +136,6 @@ static int stopped(json_parser *p, pq_err *err, int rc)
 }
 
 /* ---- strings ---------------------------------------------------------- */
-
-/* Skips plain string bytes (printable ASCII other than '"' and '\\') and
- * returns the first other byte, or end. With SSE2 (every x86-64) sixteen
- * bytes at a time; then, or elsewhere, eight bytes at a time: a byte is
- * special when it is < 0x20, == '"', == '\\' or has its top bit set; the
- * classic "has zero/less byte" bit tricks never flag a byte below the
- * first truly special one, so the lowest flag is exact. */
-static inline const uint8_t *skip_plain(const uint8_t *c, const uint8_t *end)
-{
-#if defined(__SSE2__)
-    /* 16 at a time: as signed bytes, both < 0x20 and >= 0x80 are < 0x20. */
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i bslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (end - c >= 16) {
-        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)c);
-        const __m128i sp = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-            _mm_cmplt_epi8(v, space));
-        const unsigned mask = (unsigned)_mm_movemask_epi8(sp);
-        if (mask != 0)
-            return c + __builtin_ctz(mask);
-        c += 16;
-    }
-#endif
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ULL;
-    const uint64_t highs = 0x8080808080808080ULL;
-    while (end - c >= 8) {
-        uint64_t v;
-        memcpy(&v, c, 8);
-        const uint64_t q = v ^ (ones * '"');
-        const uint64_t b = v ^ (ones * '\\');
-        const uint64_t t = (((v - ones * 0x20) & ~v) | ((q - ones) & ~q) |
-                            ((b - ones) & ~b) | v) & highs;
-        if (t != 0)
-            return c + (__builtin_ctzll(t) >> 3);
-        c += 8;
-    }
-#endif
-    while (c < end && str_class[*c] == S_PLAIN)
-        c++;
-    return c;
-}
 
 /* c points at a byte >= 0x80 inside a string: validates one UTF-8
  * sequence (Unicode 15, table 3-7) and returns the byte after it, or NULL
@@ -296,7 +250,7 @@ static const uint8_t *parse_escaped(json_parser *p, const uint8_t *start,
     const uint8_t *run = start;
 
     for (;;) {
-        c = skip_plain(c, end);
+        c = json_skip_plain(c, end);
         if (c == end) {
             fail(p, err, PQ_EPARSE, c, "unterminated string (opened at byte "
                  "%zu): expected '\"', got end of line",
@@ -393,7 +347,7 @@ static inline const uint8_t *parse_string(json_parser *p, const uint8_t *c,
 {
     const uint8_t *const start = ++c;
     for (;;) {
-        c = skip_plain(c, end);
+        c = json_skip_plain(c, end);
         if (c == end) {
             fail(p, err, PQ_EPARSE, c, "unterminated string (opened at byte "
                  "%zu): expected '\"', got end of line",
@@ -658,6 +612,33 @@ static inline const uint8_t *parse_number(json_parser *p, const uint8_t *c,
     return number_double(p, c, num, err);
 }
 
+const char *json_scan_string(json_parser *p, const char *at, const char *end)
+{
+    const uint8_t *c = (const uint8_t *)at;
+    const uint8_t *const e = (const uint8_t *)end;
+    pq_err ignored;
+    for (;;) {
+        c = json_skip_plain(c, e);
+        if (c == e)
+            return NULL;
+        if (*c == '"')
+            return (const char *)c;
+        if (*c < 0x80)
+            return NULL; /* an escape or a control character */
+        c = check_utf8(p, c, e, &ignored);
+        if (c == NULL)
+            return NULL;
+    }
+}
+
+const char *json_scan_number(json_parser *p, const char *at, const char *end,
+                             json_number *num)
+{
+    pq_err ignored;
+    return (const char *)parse_number(p, (const uint8_t *)at,
+                                      (const uint8_t *)end, num, &ignored);
+}
+
 int json_number_decimal(const json_number *num, json_int128 *unscaled,
                         int32_t *scale)
 {
@@ -832,6 +813,31 @@ static int too_deep(json_parser *p, pq_err *err, const uint8_t *c)
                 "(max_depth)", p->max_depth);
 }
 
+/* What parse_structure does after offering a member to h->member. */
+enum { MEMBER_PARSE, MEMBER_VALUE, MEMBER_AFTER, MEMBER_STOP };
+
+/* Offers the member whose key opens at *pc to the handler's member reader
+ * (json.h): MEMBER_PARSE when it declines (the parser reads the member),
+ * MEMBER_VALUE when it read the key (*pc at the value), MEMBER_AFTER when
+ * it read the value too (*pc past it), MEMBER_STOP when it stopped the
+ * parse (*rc the code to return, err filled). */
+static inline int offer_member(json_parser *p, const uint8_t **pc, const uint8_t *end,
+                               const json_handler *h, void *user, pq_err *err, int *rc)
+{
+    const char *next = NULL;
+    bool value_next = false;
+    p->tok = *pc;
+    *rc = h->member(user, (const char *)*pc, (const char *)end, &next, &value_next);
+    if (*rc != 0) {
+        *rc = stopped(p, err, *rc);
+        return MEMBER_STOP;
+    }
+    if (next == NULL)
+        return MEMBER_PARSE;
+    *pc = (const uint8_t *)next;
+    return value_next ? MEMBER_VALUE : MEMBER_AFTER;
+}
+
 /* The structure of the line from c (a value starts there) as a goto
  * machine over an explicit container stack: each label is a parser state,
  * and nesting costs one byte of p->stack, not a C stack frame. Scalars are
@@ -884,6 +890,11 @@ value:
 member:
     /* c is at the opening quote of a key. */
     tok = c;
+    switch (h->member != NULL ? offer_member(p, &c, end, h, user, err, &rc) : MEMBER_PARSE) {
+    case MEMBER_STOP: return rc;
+    case MEMBER_VALUE: goto value;
+    case MEMBER_AFTER: goto after_value;
+    }
     c = parse_string(p, c, end, &str, &slen, err);
     if (c == NULL)
         return p->err_code;

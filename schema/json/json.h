@@ -115,6 +115,20 @@ typedef struct json_handler {
     int (*number)(void *user, const json_number *num);
     int (*boolean)(void *user, bool v);
     int (*null)(void *user);
+    /* Optional, for schema-directed parsers (the shredder's shred_direct.c):
+     * called at each object member before the parser reads its key, with
+     * at pointing at the key's opening quote. The handler may read the
+     * member itself -- key, ':' and a scalar value, as json_scan_string and
+     * json_scan_number read them, and any further members it predicts --
+     * and set *next to the byte after the last value it read; the parser
+     * goes on from there as after any value (',' or '}' next). Or it may
+     * read only a key and its ':' (it did what its key callback would
+     * have): then it sets *next to the value's first byte and *value_next,
+     * and the parser reads the value. Leaving *next NULL declines: the
+     * parser reads the member as usual, so a handler must decline before
+     * any effect it could not repeat. */
+    int (*member)(void *user, const char *at, const char *end, const char **next,
+                  bool *value_next);
 } json_handler;
 
 /* Caller-owned parser state, reused across lines. Read-only for callers
@@ -148,6 +162,22 @@ void json_parser_free(json_parser *p);
  * retracted: a handler that builds a row must discard it on error. */
 int json_parse_line(json_parser *p, const char *line, size_t len,
                     const json_handler *h, void *user, pq_err *err);
+
+/* Scanners for a json_handler.member that reads values itself; they
+ * accept exactly what json_parse_line accepts, and refuse (NULL) anything
+ * they do not take, which the parser then reads and reports as usual.
+ *
+ * json_scan_string: at is just past a string's opening quote; returns the
+ * closing quote when the string has no escape and is valid UTF-8 (so its
+ * bytes are its text), else NULL. */
+const char *json_scan_string(json_parser *p, const char *at, const char *end);
+
+/* json_scan_number: at is at '-' or a digit; fills num as the number event
+ * would and returns the byte after the number, or NULL when it is not a
+ * valid number (p's error fields may then be overwritten: the parser's own
+ * read reports it again). */
+const char *json_scan_number(json_parser *p, const char *at, const char *end,
+                             json_number *num);
 
 /* During a callback: 0-based offset in the line of the token being
  * reported (the '{' for begin_object, the '}' for end_object, the opening

@@ -11,6 +11,7 @@
 #include "shred.h"
 #include "shred_state.h"
 #include "shred_value.h"
+#include "shred_direct.h"
 #include "memeq.h"
 
 #include <stdlib.h>
@@ -182,7 +183,7 @@ static int setup_columns(sh_shredder *s, pq_err *err)
                 return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
         }
     }
-    if (trie_index(&s->root) != 0)
+    if (trie_index(&s->root) != 0 || shd_setup(s) != 0)
         return pq_err_set(err, PQ_ENOMEM, "shredder: out of memory");
     return PQ_OK;
 }
@@ -246,6 +247,7 @@ void sh_shredder_destroy(sh_shredder *s)
     free(s->json_text);
     free(s->cols);
     free(s->frames);
+    free(s->field_keys);
     pq_buf_free(&s->seen);
     pq_buf_free(&s->scratch);
     free(s);
@@ -269,25 +271,6 @@ static int fail(sh_shredder *s, int rc)
     return rc;
 }
 
-/* Opens, in the rest builder, every route object from the root down to the
- * current one that is not open yet, so unmatched fields keep their
- * nesting ({"http": {"x": 1}} when only http.status is a column). */
-static int rest_open_path(sh_shredder *s)
-{
-    for (size_t i = 0; i < s->n_frames; i++) {
-        sh_frame *f = &s->frames[i];
-        if (f->mode != FM_ROUTE || f->rest_open)
-            continue;
-        int rc = i == 0 ? 0 : vr_key(&s->rest, f->key, f->key_len);
-        rc = rc ? rc : vr_begin_object(&s->rest);
-        if (rc != 0)
-            return rc;
-        f->rest_open = true;
-        s->has_rest_value = true;
-    }
-    return PQ_OK;
-}
-
 static int rest_mirror(sh_shredder *s, int ev, const void *payload)
 {
     if (ev == EV_BEGIN_OBJECT)
@@ -302,7 +285,7 @@ static int rest_mirror(sh_shredder *s, int ev, const void *payload)
 static int rest_value(sh_shredder *s, const char *key, size_t key_len, bool keyed, int ev,
                       const void *payload)
 {
-    int rc = rest_open_path(s);
+    int rc = shv_rest_open_path(s);
     if (rc == 0 && keyed)
         rc = vr_key(&s->rest, key, key_len);
     if (rc == 0 && !keyed)
@@ -339,7 +322,7 @@ static int rp_null(void *u) { return shv_scalar_to_variant(&((sh_shredder *)u)->
 
 static const json_handler replay_handler = {
     rp_begin_object, rp_key, rp_end_object, rp_begin_array, rp_end_array,
-    rp_string, rp_number, rp_bool, rp_null,
+    rp_string, rp_number, rp_bool, rp_null, NULL,
 };
 
 /* The failed column's value (its container just closed) is re-read from
@@ -357,7 +340,7 @@ static int replay_into_rest(sh_shredder *s, int column)
         return SH_REJECTED;
     }
     size_t end = json_parser_offset(&s->parser) + 1;
-    int rc = rest_open_path(s);
+    int rc = shv_rest_open_path(s);
     rc = rc ? rc : vr_key(&s->rest, cs->key, cs->key_len);
     if (rc != 0)
         return rc;
@@ -709,9 +692,24 @@ static int cb_null(void *u)
     return cb_result(u, on_value(u, EV_NULL, NULL));
 }
 
+/* The schema-directed parse (shred_direct.c) of the members it predicts;
+ * the events above take the rest. */
+static int cb_member(void *u, const char *at, const char *end, const char **next,
+                     bool *value_next)
+{
+    int rc = shd_member(u, at, end, next, value_next);
+    return rc != 0 ? cb_result(u, rc) : 0;
+}
+
 static const json_handler record_handler = {
     cb_begin_object, cb_key, cb_end_object, cb_begin_array, cb_end_array,
-    cb_string, cb_number, cb_bool, cb_null,
+    cb_string, cb_number, cb_bool, cb_null, cb_member,
+};
+
+/* sh_shredder_set_fast(false): every member through the events. */
+static const json_handler general_handler = {
+    cb_begin_object, cb_key, cb_end_object, cb_begin_array, cb_end_array,
+    cb_string, cb_number, cb_bool, cb_null, NULL,
 };
 
 /* ---- the record ------------------------------------------------------------------ */
@@ -724,6 +722,7 @@ static void record_reset(sh_shredder *s, pq_rowgroup *rg, const char *line, size
     memset(s->cols, 0, s->spec->n_columns * sizeof *s->cols);
     memset(&s->target, 0, sizeof s->target);
     s->fast = FAST_NONE;
+    s->direct_declined = NULL;
     vr_builder_reset(&s->rest);
     s->rg = rg;
     s->leaves = pq_rowgroup_columns(rg, &s->n_leaves);
@@ -796,7 +795,8 @@ static int finish_columns(sh_shredder *s)
 static int parse_record(sh_shredder *s, const char *line, size_t len)
 {
     pq_err perr;
-    int rc = json_parse_line(&s->parser, line, len, &record_handler, s, &perr);
+    int rc = json_parse_line(&s->parser, line, len,
+                             s->general_only ? &general_handler : &record_handler, s, &perr);
     if (s->fatal || s->reject)
         return PQ_OK;
     if (rc == JSON_EMPTY) {

@@ -27,6 +27,18 @@
 typedef struct sh_shredder sh_shredder;
 #define SH_REJECTED 1
 
+/* A key as the schema-directed parse compares it (shred_direct.c): the
+ * bytes `"key":` with byte masks in up to four 8-byte words, so a key of
+ * up to 29 bytes is confirmed with a few loads. lit: JSON writes the key
+ * as is (printable ASCII without '"' or '\\'); n_words 0 when it does not
+ * or the key is longer (then a byte compare). Built once (shd_setup). */
+typedef struct sh_keypat {
+    uint64_t w[4], m[4];
+    uint8_t n_words;
+    uint8_t len;                 /* bytes of `"key":` when n_words > 0 */
+    bool lit;
+} sh_keypat;
+
 /* Trie of `from` paths: a node either owns a column or has children. */
 typedef struct sh_trie {
     char *key;
@@ -44,6 +56,7 @@ typedef struct sh_trie {
     int column;                  /* index into spec->columns, -1 none */
     bool plain;                  /* column's values are plain scalars
                                     (shv_is_plain_scalar) */
+    sh_keypat pat;               /* its key, for shred_direct.c */
 } sh_trie;
 
 typedef enum sh_mode {
@@ -104,6 +117,17 @@ typedef enum sh_fast {
                                     column, type and rep, as T_TYPED */
 } sh_fast;
 
+/* A plain scalar struct field's key, as shred_direct.c compares it with
+ * the line's bytes: at sh_shredder.field_keys[the field's leaf], valid
+ * when type is the field's type (a struct field's first leaf may be a
+ * nested field's). Built once (shd_setup). */
+typedef struct sh_field_key {
+    const sc_type *type;
+    const char *key;
+    size_t key_len;
+    sh_keypat pat;
+} sh_field_key;
+
 /* Per top-level column state for the current record. */
 typedef struct sh_colstate {
     bool seen;
@@ -136,6 +160,11 @@ struct sh_shredder {
     uint8_t fast;                /* sh_fast: set by a key, taken by the
                                     value event right after it */
     bool general_only;           /* sh_shredder_set_fast(false) */
+    sh_field_key *field_keys;    /* per leaf (shd_setup) */
+    size_t n_field_keys;
+    const char *direct_declined; /* shred_direct.c: the key it last declined
+                                    (the parser then reads it; asking again
+                                    would decline again) */
     /* per record */
     pq_rowgroup *rg;
     pq_column *leaves;           /* rg's columns (pq_rowgroup_columns) */

@@ -420,6 +420,25 @@ int shv_missing_column(sh_shredder *s, int column)
     return shv_nulls(s, c->type, 0, (uint16_t)(c->type->def - 1));
 }
 
+/* Opens, in the rest builder, every route object from the root down to the
+ * current one that is not open yet, so unmatched fields keep their
+ * nesting ({"http": {"x": 1}} when only http.status is a column). */
+int shv_rest_open_path(sh_shredder *s)
+{
+    for (size_t i = 0; i < s->n_frames; i++) {
+        sh_frame *f = &s->frames[i];
+        if (f->mode != FM_ROUTE || f->rest_open)
+            continue;
+        int rc = i == 0 ? 0 : vr_key(&s->rest, f->key, f->key_len);
+        rc = rc ? rc : vr_begin_object(&s->rest);
+        if (rc != 0)
+            return rc;
+        f->rest_open = true;
+        s->has_rest_value = true;
+    }
+    return PQ_OK;
+}
+
 /* ---- Variant columns ------------------------------------------------------------ */
 
 /* Shredded per t->shred by vshred.c (VariantShredding.md): what matches the

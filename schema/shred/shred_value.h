@@ -33,5 +33,8 @@ int shv_geo_end(sh_shredder *s, const sh_frame *f);
 int shv_json_key(pq_buf *out, const char *k, size_t len);
 int shv_json_end(pq_buf *out, bool object);
 void shv_fail_column(sh_shredder *s, int column, const char *why);
+/* Opens, in the rest builder, the route objects from the root down to the
+ * current one not open yet (shred.c's rest values, shred_direct.c). */
+int shv_rest_open_path(sh_shredder *s);
 
 #endif

@@ -15,5 +15,5 @@ static int jv_number(void *u, const json_number *n) { return vr_json_number(u, n
 
 const json_handler pqt_json_variant = {
     jv_begin_object, jv_key, jv_end_object, jv_begin_array, jv_end_array,
-    jv_string, jv_number, jv_bool, jv_null,
+    jv_string, jv_number, jv_bool, jv_null, NULL,
 };

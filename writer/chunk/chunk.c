@@ -112,6 +112,8 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
     pq_buf_init(&cw->pages);
     pq_buf_init(&cw->hashes);
     pq_buf_init(&cw->open_idx);
+    pq_buf_init(&cw->page_seen);
+    pq_buf_init(&cw->picks);
     cw->order = pq_leaf_sort_order(node);
     pq_stats_init(&cw->page_stats, cw->order, node->type, (size_t)node->type_length);
     pq_stats_init(&cw->chunk_stats, cw->order, node->type, (size_t)node->type_length);
@@ -137,6 +139,8 @@ void pq_colwriter_free(pq_colwriter *cw)
     pq_buf_free(&cw->pages);
     pq_buf_free(&cw->hashes);
     pq_buf_free(&cw->open_idx);
+    pq_buf_free(&cw->page_seen);
+    pq_buf_free(&cw->picks);
     pq_column_free(&cw->open);
     if (cw->has_dict)
         pq_dict_free(&cw->dict);
@@ -203,6 +207,8 @@ void pq_colwriter_trim(pq_colwriter *cw)
     pq_buf_free(&cw->pages);
     pq_buf_free(&cw->hashes);
     pq_buf_free(&cw->open_idx);
+    pq_buf_free(&cw->page_seen);
+    pq_buf_free(&cw->picks);
     pq_column_trim(&cw->open);
     if (cw->has_dict)
         pq_dict_trim(&cw->dict);
@@ -300,6 +306,7 @@ static int page_statistics(pq_colwriter *cw, const pq_column *c, const page_exte
     size_t nv = pe->v1 - pe->v0;
     if (!index_page(cw, c)) {
         pq_stats_reset(&cw->page_stats);
+        pq_openpage_new_page(cw);
         if (c->node->type == PQ_BYTE_ARRAY)
             pq_stats_add_bytes(&cw->page_stats, c->heap.data, pq_column_offsets(c) + pe->v0, nv);
         else if (nv > 0)
@@ -547,6 +554,7 @@ static int append_open(pq_colwriter *cw, const pq_column *c, const page_extent *
     if (cw->open.n_levels == 0) {
         cw->open_dict = cw->mode == PQ_CW_DICT;
         pq_stats_reset(&cw->page_stats);
+        pq_openpage_new_page(cw);
     }
     if (cw->open_dict)
         return pq_openpage_append_dict(cw, c, pe->l0, pe->l1, pe->v0, pe->v1, pe->rows, err);

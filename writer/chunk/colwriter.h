@@ -135,6 +135,11 @@ typedef struct pq_colwriter {
      * statistics gathered as rows arrive (openpage.c). */
     bool open_dict;
     pq_buf open_idx;             /* uint32 per value */
+    /* openpage.c's statistics of a dictionary page: per dictionary index
+     * the page (page_stamp) that last offered it to page_stats, valid for
+     * the dictionary's seen_generation; picks, the values to offer */
+    pq_buf page_seen, picks;
+    uint32_t page_stamp, seen_generation;
     int64_t open_ba_bytes;       /* its byte arrays' bytes (SizeStatistics) */
     size_t open_rows, open_bytes; /* its budget: rows, value bytes */
     size_t fed_bytes;            /* value and level bytes fed since begin */

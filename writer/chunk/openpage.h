@@ -13,4 +13,8 @@
 int pq_openpage_append_dict(pq_colwriter *cw, const pq_column *c, size_t l0, size_t l1,
                             size_t v0, size_t v1, size_t rows, pq_err *err);
 
+/* cw->page_stats were reset (a page opens, or one is measured): each
+ * dictionary entry is offered to them again, once. */
+void pq_openpage_new_page(pq_colwriter *cw);
+
 #endif

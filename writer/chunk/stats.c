@@ -500,6 +500,45 @@ void pq_stats_add_bytes(pq_stats *s, const uint8_t *heap, const uint32_t *off, s
     scan_batch(s, &b, n);
 }
 
+/* scan_var over the values at the indices in pick. */
+static void scan_var_picked(pq_stats *s, cmp_fn cmp, const batch *b, const uint32_t *pick,
+                            size_t n)
+{
+    size_t llo, lhi, len;
+    const uint8_t *plo = value_at(b, pick[0], &llo), *phi = plo;
+    lhi = llo;
+    for (size_t i = 1; i < n; i++) {
+        const uint8_t *p = value_at(b, pick[i], &len);
+        if (cmp(p, len, plo, llo) < 0) {
+            plo = p;
+            llo = len;
+        } else if (cmp(p, len, phi, lhi) > 0) {
+            phi = p;
+            lhi = len;
+        }
+    }
+    offer_bytes(s, cmp, plo, llo, phi, lhi);
+}
+
+void pq_stats_add_bytes_picked(pq_stats *s, const uint8_t *heap, const uint32_t *off,
+                               size_t n, const uint32_t *pick, size_t n_pick)
+{
+    static const uint8_t empty[1];
+    if (n == 0)
+        return;
+    s->value_count += n;
+    s->byte_array_bytes += off[n] - off[0];
+    if (s->order == PQ_ORDER_NONE || n_pick == 0)
+        return;
+    assert(s->type == PQ_BYTE_ARRAY && s->width == 0 && byte_shaped(s->order));
+    batch b = {heap ? heap : empty, off, 0};
+    switch (s->order) {
+    case PQ_ORDER_DECIMAL_BE: scan_var_picked(s, cmp_decimal, &b, pick, n_pick); return;
+    case PQ_ORDER_BYTES: scan_var_picked(s, cmp_bytes, &b, pick, n_pick); return;
+    default: s->lost = true; return; /* not a BYTE_ARRAY order: our bug */
+    }
+}
+
 void pq_stats_add_nulls(pq_stats *s, uint64_t n)
 {
     s->null_count += n;

@@ -87,6 +87,13 @@ void pq_stats_add_fixed(pq_stats *s, const void *vals, size_t n);
 void pq_stats_add_bytes(pq_stats *s, const uint8_t *heap, const uint32_t *off,
                         size_t n);
 
+/* As pq_stats_add_bytes for n BYTE_ARRAY values, whose min and max are
+ * among the n_pick values at the indices in pick (ascending): a
+ * dictionary page offers each distinct value's first occurrence in the
+ * page only (openpage.c), and those decide min and max as all would. */
+void pq_stats_add_bytes_picked(pq_stats *s, const uint8_t *heap, const uint32_t *off,
+                               size_t n, const uint32_t *pick, size_t n_pick);
+
 void pq_stats_add_nulls(pq_stats *s, uint64_t n);
 
 /* Folds `from` into `into` (both must have the same order and type), so

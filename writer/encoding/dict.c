@@ -66,6 +66,7 @@ void pq_dict_free(pq_dict *d)
     d->ents = NULL;
     d->slots = NULL;
     d->count = d->ents_cap = d->nslots = d->plain_bytes = 0;
+    d->generation++;
 }
 
 /* pq_dict_free keeps type and width: a freed dictionary is an empty one. */
@@ -81,6 +82,7 @@ void pq_dict_reset(pq_dict *d)
         memset(d->slots, 0, d->nslots * sizeof *d->slots);
     d->count = 0;
     d->plain_bytes = 0;
+    d->generation++;
 }
 
 /* Rebuilds the table at twice the size from the stored hashes. */

@@ -23,6 +23,7 @@ typedef struct pq_dict {
     uint32_t *slots;          /* open addressing: index + 1, 0 = empty */
     size_t nslots;            /* power of two, or 0 before the first insert */
     size_t plain_bytes;
+    uint32_t generation;      /* bumped by pq_dict_reset: indices renumbered */
 } pq_dict;
 
 /* width: INT32/FLOAT 4, INT64/DOUBLE 8, INT96 12, FIXED_LEN_BYTE_ARRAY its

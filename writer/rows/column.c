@@ -64,7 +64,10 @@ size_t pq_column_buffered_bytes(const pq_column *c)
     return c->values.len + c->heap.len + c->offsets.len + c->def.len + c->rep.len;
 }
 
-static int put_levels(pq_column *c, uint16_t rep, uint16_t def)
+/* Inlined into each put: a call per value (every value of every column
+ * passes here) cost more than its body. */
+static inline __attribute__((always_inline))
+int put_levels(pq_column *c, uint16_t rep, uint16_t def)
 {
     if (rep > c->max_rep || (c->n_levels == 0 && rep != 0))
         return PQ_EINVAL; /* first value of a row group must start a row */

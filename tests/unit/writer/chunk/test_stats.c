@@ -824,6 +824,63 @@ static void test_bytes_min_max_match_memcmp_order_random(void **state)
     }
 }
 
+/* pq_stats_add_bytes_picked, offered the first occurrence of each distinct
+ * value of a page (as openpage.c does from its dictionary), gives the
+ * bounds, counts and bytes that pq_stats_add_bytes gives from every
+ * value: seeded random pages of short values over a small alphabet
+ * (repeats, prefixes, empty values), in batches, for both byte-array
+ * orders (DECIMAL_BE has distinct encodings of equal numbers: 0x0001 and
+ * 0x01, so which one is kept depends on order, which must hold). */
+static void test_bytes_picked_match_all_random(void **state)
+{
+    (void)state;
+    static const pq_sort_order orders[] = {PQ_ORDER_BYTES, PQ_ORDER_DECIMAL_BE};
+    rng_state = 0x5eed5eedu;
+    for (int trial = 0; trial < 400; trial++) {
+        const pq_sort_order order = orders[trial % 2];
+        strs v = {0};
+        const size_t n = 1 + rng_next() % 60;
+        for (size_t i = 0; i < n; i++) {
+            uint8_t b[6];
+            const size_t len = (order == PQ_ORDER_DECIMAL_BE ? 1 : 0) + rng_next() % 4;
+            for (size_t k = 0; k < len; k++)
+                b[k] = (uint8_t)"\x00\x01\x7f\x80\xff"[rng_next() % 5];
+            strs_add(&v, b, len);
+        }
+        pq_stats all, picked;
+        pq_stats_init(&all, order, PQ_BYTE_ARRAY, 0);
+        pq_stats_init(&picked, order, PQ_BYTE_ARRAY, 0);
+        for (size_t at = 0; at < n;) { /* batches of 1 to 8 values */
+            const size_t r = 1 + rng_next() % 8, m = r < n - at ? r : n - at;
+            uint32_t pick[8];
+            size_t np = 0;
+            for (size_t i = at; i < at + m; i++) {
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                    seen = v.off[j + 1] - v.off[j] == v.off[i + 1] - v.off[i] &&
+                           memcmp(v.heap + v.off[j], v.heap + v.off[i],
+                                  v.off[i + 1] - v.off[i]) == 0;
+                if (!seen)
+                    pick[np++] = (uint32_t)(i - at);
+            }
+            pq_stats_add_bytes(&all, v.heap, v.off + at, m);
+            pq_stats_add_bytes_picked(&picked, v.heap, v.off + at, m, pick, np);
+            at += m;
+        }
+        bounds a, p;
+        bounds_get(&all, 0, &a);
+        bounds_get(&picked, 0, &p);
+        expect_bytes(&p.min, a.min.data, a.min.len);
+        expect_bytes(&p.max, a.max.data, a.max.len);
+        assert_int_equal(pq_stats_value_count(&picked), pq_stats_value_count(&all));
+        assert_int_equal(pq_stats_byte_array_bytes(&picked), pq_stats_byte_array_bytes(&all));
+        bounds_free(&a);
+        bounds_free(&p);
+        pq_stats_free(&all);
+        pq_stats_free(&picked);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -851,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_stats_merge_equals_sequential_random),
         cmocka_unit_test(test_level_histogram_counts_each_level),
         cmocka_unit_test(test_bytes_min_max_match_memcmp_order_random),
+        cmocka_unit_test(test_bytes_picked_match_all_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

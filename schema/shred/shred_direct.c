@@ -1,0 +1,439 @@
+/* shred_direct.c - the schema-directed parse (see shred_direct.h).
+ *
+ * Records of one source repeat their key order, so at each member of a
+ * routed object (a FM_ROUTE frame: the record, or an object on a column's
+ * path) or of a typed struct (FM_TYPED), the key is nearly always the one
+ * that followed the previous key in the last record (sh_trie.after; a
+ * struct's next field). One compare of the line's `"key":` bytes confirms
+ * it (sh_keypat: masked 8-byte words); then the value is read by the JSON
+ * scanners (json_scan.h's string scan, a small-integer read, else
+ * json_scan_number: the parser's own code) and converted by the column's
+ * own conversion (shv_put_scalar), and the next member is tried the same
+ * way, all without a callback per token. The general path's key, value
+ * and fast_scalar steps (shred.c, shred_value.c) are replaced, with the
+ * same effects on the shredder's state, so rows, files and errors are
+ * identical whichever path a member takes. Members of objects mirrored
+ * into a Variant builder (a Variant column's value, the rest column) need
+ * no prediction: any key without escapes and a scalar go straight to the
+ * builder; so do the members of a record whose schema has no column path
+ * (the default schema: all to the rest column).
+ *
+ * When the predicted key's value is not a scalar taken here (a container,
+ * a null, an escape, a wrong type, a repeated key, a failed column), the
+ * key alone is read, with on_key's effects, and the parser reads the
+ * value as an event. Any other key declines before any effect and the
+ * parser reads the member itself; invalid JSON always declines, so every
+ * error message is the parser's own. tests/fuzz/fuzz_shred.c checks that
+ * the two paths give the same bytes, rejects and messages.
+ *
+ * Runs on the thread that shreds the record. */
+#include "shred_direct.h"
+#include "shred_value.h"
+#include "json_scan.h"
+#include "memeq.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline const char *skip_ws(const char *c, const char *end)
+{
+    while (c < end && (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r'))
+        c++;
+    return c;
+}
+
+/* c is just past a key's closing quote: the value's first byte after ':'
+ * (whitespace skipped), or NULL. Compact JSON first: no whitespace. */
+static inline const char *after_colon(const char *c, const char *end)
+{
+    if (c < end && *c == ':' && c + 1 < end && (unsigned char)c[1] > ' ')
+        return c + 1;
+    c = skip_ws(c, end);
+    if (c == end || *c != ':')
+        return NULL;
+    return skip_ws(c + 1, end);
+}
+
+/* Whether JSON writes the len bytes of key as they are: printable ASCII
+ * without '"' or '\\' (bytes above 0x7e would need the parser's UTF-8
+ * check, so they take its path). */
+static bool is_lit(const char *key, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        const unsigned char b = (unsigned char)key[i];
+        if (b < 0x20 || b > 0x7e || b == '"' || b == '\\')
+            return false;
+    }
+    return true;
+}
+
+static void keypat_init(sh_keypat *p, const char *key, size_t len)
+{
+    uint8_t w[32] = {0}, m[32] = {0};
+    *p = (sh_keypat){.lit = is_lit(key, len)};
+    if (!p->lit || len + 3 > sizeof w)
+        return;
+    w[0] = '"';
+    memcpy(w + 1, key, len);
+    w[len + 1] = '"';
+    w[len + 2] = ':';
+    memset(m, 0xff, len + 3);
+    p->len = (uint8_t)(len + 3);
+    p->n_words = (uint8_t)((len + 3 + 7) / 8);
+    memcpy(p->w, w, sizeof w);   /* bytes in line order, whatever the */
+    memcpy(p->m, m, sizeof m);   /* byte order of the words */
+}
+
+/* at is a key's opening quote: whether the key is the len bytes of key,
+ * with pattern p. Returns the value's first byte, or NULL. Compact JSON
+ * (`"key":` then the value) is settled by the pattern's words when the
+ * line holds that many bytes from at; anything else, by bytes. */
+static inline __attribute__((always_inline))
+const char *match_key(const sh_keypat *p, const char *at, const char *end,
+                      const char *key, size_t len)
+{
+    if (!p->lit)
+        return NULL;
+    if (p->n_words != 0 && end - at >= 8 * (ptrdiff_t)p->n_words) {
+        uint64_t diff = 0;
+        for (unsigned i = 0; i < p->n_words; i++)
+            diff |= (pq_memeq_load8((const uint8_t *)at + 8 * i) ^ p->w[i]) & p->m[i];
+        const char *c = at + p->len;
+        if (diff == 0 && c < end && (unsigned char)*c > ' ')
+            return c;
+    }
+    if ((size_t)(end - at) < len + 3 || !pq_memeq(at + 1, key, len) || at[len + 1] != '"')
+        return NULL;
+    return after_colon(at + len + 2, end);
+}
+
+/* An integer of at most 18 digits ("-12", "0"; not "1.5", "1e3", "012"):
+ * num filled as the parser fills it (json.c: parse_number, number_integer)
+ * and the byte after it returned; NULL sends anything else to
+ * json_scan_number. */
+static inline const char *small_int(const char *c, const char *end, json_number *num)
+{
+    const char *const s = c;
+    const bool neg = *c == '-';
+    c += neg;
+    const char *const ip = c;
+    uint64_t m = 0;
+    while (c < end && (unsigned)(*c - '0') < 10 && c - ip < 19)
+        m = m * 10 + (uint64_t)(*c++ - '0');
+    const size_t n = (size_t)(c - ip);
+    if (n == 0 || n > 18 || (*ip == '0' && n > 1) ||
+        (c < end && (*c == '.' || (*c | 0x20) == 'e')))
+        return NULL;
+    *num = (json_number){.raw = s, .len = (size_t)(c - s), .kind = JSON_NUM_INT64,
+                         .negative = neg, .i = neg ? -(int64_t)m : (int64_t)m,
+                         .u = neg ? 0 : m, .d = neg ? -(double)m : (double)m,
+                         .int_digits = ip, .int_len = n, .frac_digits = c};
+    return c;
+}
+
+/* The string value at c (its opening quote): the closing quote when it has
+ * no escape and is valid UTF-8, else NULL. Plain ASCII is scanned inline;
+ * other bytes go to the parser's own check. */
+static inline const char *plain_string(sh_shredder *s, const char *c, const char *end)
+{
+    const char *q = (const char *)json_skip_plain((const uint8_t *)c + 1, (const uint8_t *)end);
+    if (q < end && *q == '"')
+        return q;
+    return q < end && (unsigned char)*q >= 0x80 ? json_scan_string(&s->parser, c + 1, end) : NULL;
+}
+
+/* The scalar at c into a plain scalar column of type t at rep: 0 (put,
+ * *next just past it), SHV_MISMATCH (nothing written: the parser reads
+ * it), or < 0 (a writer error). Strings of string columns skip
+ * shv_put_scalar's dispatch for the put it would make (put_text). */
+static inline __attribute__((always_inline))
+int direct_value(sh_shredder *s, const sc_type *t, uint16_t rep, const char *c,
+                 const char *end, const char **next)
+{
+    if (c == end)
+        return SHV_MISMATCH;
+    if (*c == '"') {
+        const char *q = plain_string(s, c, end);
+        if (q == NULL)
+            return SHV_MISMATCH;
+        *next = q + 1;
+        if (t->kind == SC_STRING || t->kind == SC_ENUM)
+            return pq_column_put_bytes(sh_leaf(s, t->leaf), rep, c + 1, (size_t)(q - c - 1));
+        const sh_str str = {c + 1, (size_t)(q - c - 1)};
+        return shv_put_scalar(s, t, rep, EV_STRING, &str);
+    }
+    if (*c == '-' || (unsigned)(*c - '0') < 10) {
+        json_number num;
+        const char *e = small_int(c, end, &num);
+        if (e == NULL && (e = json_scan_number(&s->parser, c, end, &num)) == NULL)
+            return SHV_MISMATCH;
+        *next = e;
+        return shv_put_scalar(s, t, rep, EV_NUMBER, &num);
+    }
+    if (*c == 't' || *c == 'f') {
+        const bool v = *c == 't';
+        const size_t n = v ? 4 : 5;
+        if ((size_t)(end - c) < n || memcmp(c, v ? "true" : "false", n) != 0)
+            return SHV_MISMATCH;
+        *next = c + n;
+        return shv_put_scalar(s, t, rep, EV_BOOL, &v);
+    }
+    return SHV_MISMATCH; /* null, a container, or not JSON */
+}
+
+/* The member readers' answer when they read the key only:
+ * the value, at *next, is the parser's. */
+#define SHD_KEY 3
+
+/* A scalar value as an event payload (shv_scalar_to_variant's). */
+typedef struct shd_scalar {
+    int ev;
+    sh_str str;
+    json_number num;
+    bool b;
+} shd_scalar;
+
+/* Scans the scalar at c into sc (*next just past it) and returns its
+ * payload, or NULL when it is no scalar the scanners take (a container,
+ * an escape, invalid JSON). */
+static inline __attribute__((always_inline))
+const void *scan_scalar(sh_shredder *s, const char *c, const char *end,
+                        shd_scalar *sc, const char **next)
+{
+    if (c == end)
+        return NULL;
+    if (*c == '"') {
+        const char *q = plain_string(s, c, end);
+        if (q == NULL)
+            return NULL;
+        sc->ev = EV_STRING;
+        sc->str = (sh_str){c + 1, (size_t)(q - c - 1)};
+        *next = q + 1;
+        return &sc->str;
+    }
+    if (*c == '-' || (unsigned)(*c - '0') < 10) {
+        const char *e = small_int(c, end, &sc->num);
+        if (e == NULL && (e = json_scan_number(&s->parser, c, end, &sc->num)) == NULL)
+            return NULL;
+        sc->ev = EV_NUMBER;
+        *next = e;
+        return &sc->num;
+    }
+    static const char *const lit[] = {"true", "false", "null"};
+    const int k = *c == 't' ? 0 : *c == 'f' ? 1 : *c == 'n' ? 2 : -1;
+    const size_t n = k == 1 ? 5 : 4;
+    if (k < 0 || (size_t)(end - c) < n || memcmp(c, lit[k], n) != 0)
+        return NULL;
+    sc->ev = k == 2 ? EV_NULL : EV_BOOL;
+    sc->b = k == 0;
+    *next = c + n;
+    return &sc->b;
+}
+
+/* at is a key's opening quote: the key's closing quote when it has no
+ * escape (its bytes are its text), and the value's first byte in *v; NULL
+ * otherwise. */
+static inline const char *any_key(sh_shredder *s, const char *at, const char *end,
+                                  const char **v)
+{
+    const char *k = json_scan_string(&s->parser, at + 1, end);
+    *v = k ? after_colon(k + 1, end) : NULL;
+    return *v ? k : NULL;
+}
+
+/* A member of a routed object without a column below it (the default
+ * schema's record: everything goes to the `*` column): on_key finds no
+ * child, so the value goes to the rest column (rest_value: the path
+ * opened, the key, the scalar) or, without one, nowhere (only checked).
+ * A container's key only. */
+static int rest_member(sh_shredder *s, const char *at, const char *end, const char **next)
+{
+    const char *v, *k = any_key(s, at, end, &v);
+    if (k == NULL)
+        return SHV_MISMATCH;
+    const size_t len = (size_t)(k - at - 1);
+    shd_scalar sc;
+    const void *payload = scan_scalar(s, v, end, &sc, next);
+    if (payload != NULL) {
+        if (!sh_has_rest(s))
+            return PQ_OK;
+        int rc = shv_rest_open_path(s);
+        rc = rc ? rc : vr_key(&s->rest, at + 1, len);
+        return rc ? rc : shv_scalar_to_variant(&s->rest, sc.ev, payload);
+    }
+    s->target = (sh_target){.kind = sh_has_rest(s) ? T_REST : T_IGNORE, .key = at + 1,
+                            .key_len = len};
+    s->fast = FAST_NONE;
+    *next = v;
+    return SHD_KEY;
+}
+
+/* A member of an object mirrored into a Variant (a Variant column's value,
+ * or a value kept in the rest column): any key, no prediction. on_key's
+ * vr_key, then on_value's scalar; a container's key only (its value is
+ * the parser's). A key with escapes declines. */
+static int variant_member(sh_shredder *s, vr_builder *b, const char *at, const char *end,
+                          const char **next)
+{
+    const char *v, *k = any_key(s, at, end, &v);
+    if (k == NULL)
+        return SHV_MISMATCH;
+    const size_t len = (size_t)(k - at - 1);
+    shd_scalar sc;
+    const void *payload = scan_scalar(s, v, end, &sc, next);
+    int rc = vr_key(b, at + 1, len);
+    if (payload != NULL)
+        return rc ? rc : shv_scalar_to_variant(b, sc.ev, payload);
+    *next = v;
+    return rc ? rc : SHD_KEY;
+}
+
+/* A member of a routed object: shred.c's on_key for the predicted child,
+ * then fast_scalar's put for a top-level plain scalar column. */
+static int route_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
+                        const char **next)
+{
+    const sh_trie *n = top->node;
+    if (n->after == NULL) /* no child: the record of a schema without paths */
+        return rest_member(s, at, end, next);
+    const uint32_t guess = n->after[top->last_child];
+    if (guess == 0)
+        return SHV_MISMATCH;
+    const sh_trie *child = &n->children[guess - 1];
+    const char *v = match_key(&child->pat, at, end, child->key, child->key_len);
+    if (v == NULL)
+        return SHV_MISMATCH;
+    top->last_child = guess;
+    if (child->plain) {
+        sh_colstate *cs = &s->cols[child->column];
+        if (!cs->seen && !cs->failed) {
+            int rc = direct_value(s, s->spec->columns[child->column].type, 0, v, end, next);
+            if (rc != SHV_MISMATCH) {
+                cs->seen = rc == 0;
+                cs->raw_start = (size_t)(v - s->line);
+                cs->key = at + 1;
+                cs->key_len = child->key_len;
+                return rc;
+            }
+        }
+    }
+    /* on_key's effects; the parser's value event follows */
+    s->target = (sh_target){.key = at + 1, .key_len = child->key_len};
+    s->fast = child->plain ? FAST_COLUMN : FAST_NONE;
+    if (child->column >= 0) {
+        s->target.kind = T_COLUMN;
+        s->target.column = child->column;
+    } else {
+        s->target.kind = T_ROUTE;
+        s->target.node = child;
+    }
+    *next = v;
+    return SHD_KEY;
+}
+
+/* A field of a typed struct: shv_typed_key for the guessed field, then
+ * fast_scalar's FAST_FIELD put. */
+static int field_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
+                        const char **next)
+{
+    const sc_type *t = top->type;
+    const size_t i = top->last_child;
+    if (i >= t->n_fields || s->cols[top->column].failed)
+        return SHV_MISMATCH;
+    const sc_column *field = &t->fields[i];
+    const size_t leaf = (size_t)field->type->leaf;
+    uint8_t *seen = s->seen.data + top->seen_off;
+    if (leaf >= s->n_field_keys || s->field_keys[leaf].type != field->type || seen[i])
+        return SHV_MISMATCH; /* not a plain scalar, an odd name, or repeated */
+    const sh_field_key *fk = &s->field_keys[leaf];
+    const char *v = match_key(&fk->pat, at, end, fk->key, fk->key_len);
+    if (v == NULL)
+        return SHV_MISMATCH;
+    seen[i] = 1;
+    top->last_child = (uint32_t)i + 1;
+    int rc = direct_value(s, field->type, top->rep, v, end, next);
+    if (rc != SHV_MISMATCH)
+        return rc;
+    s->target = (sh_target){.kind = T_TYPED, .column = top->column, .type = field->type,
+                            .nullable = !field->required, .rep = top->rep};
+    s->fast = FAST_FIELD;
+    *next = v;
+    return SHD_KEY;
+}
+
+/* The plain scalar fields of the structs under t, by leaf. */
+static void add_field_keys(sh_shredder *s, const sc_type *t)
+{
+    if (t->kind == SC_LIST || t->kind == SC_MAP) {
+        add_field_keys(s, t->elem);
+        return;
+    }
+    if (t->kind != SC_STRUCT)
+        return;
+    for (size_t i = 0; i < t->n_fields; i++) {
+        const sc_column *f = &t->fields[i];
+        const char *name = f->path_len == 1 ? f->path[0] : f->name;
+        const size_t len = strlen(name);
+        if (shv_is_plain_scalar(f->type) && is_lit(name, len) &&
+            (size_t)f->type->leaf < s->n_field_keys) {
+            sh_field_key *fk = &s->field_keys[f->type->leaf];
+            *fk = (sh_field_key){.type = f->type, .key = name, .key_len = len};
+            keypat_init(&fk->pat, name, len);
+        }
+        add_field_keys(s, f->type);
+    }
+}
+
+static void trie_keypats(sh_trie *n)
+{
+    for (size_t i = 0; i < n->n_children; i++) {
+        keypat_init(&n->children[i].pat, n->children[i].key, n->children[i].key_len);
+        trie_keypats(&n->children[i]);
+    }
+}
+
+int shd_setup(sh_shredder *s)
+{
+    trie_keypats(&s->root);
+    s->n_field_keys = s->spec->n_leaves;
+    s->field_keys = calloc(s->n_field_keys ? s->n_field_keys : 1, sizeof *s->field_keys);
+    if (s->field_keys == NULL)
+        return PQ_ENOMEM;
+    for (size_t i = 0; i < s->spec->n_columns; i++)
+        add_field_keys(s, s->spec->columns[i].type);
+    return PQ_OK;
+}
+
+int shd_member(sh_shredder *s, const char *at, const char *end, const char **next,
+               bool *value_next)
+{
+    sh_frame *top = &s->frames[s->n_frames - 1];
+    vr_builder *vb = top->mode == FM_VARIANT ? top->vb : top->mode == FM_REST ? &s->rest : NULL;
+    if (top->mode != FM_ROUTE && vb == NULL &&
+        (top->mode != FM_TYPED || top->type->kind != SC_STRUCT))
+        return PQ_OK;
+    if (at == s->direct_declined)
+        return PQ_OK; /* declined here already, at the end of a run */
+    for (;;) {
+        const char *after = NULL;
+        int rc = vb != NULL ? variant_member(s, vb, at, end, &after)
+               : top->mode == FM_ROUTE ? route_member(s, top, at, end, &after)
+                                       : field_member(s, top, at, end, &after);
+        if (rc == SHV_MISMATCH) {
+            s->direct_declined = at;
+            return PQ_OK;
+        }
+        *next = after;
+        if (rc == SHD_KEY) {
+            *value_next = true;
+            return PQ_OK;
+        }
+        if (rc != 0)
+            return rc;
+        s->fast = FAST_NONE;
+        if (end - after < 2 || after[0] != ',' || after[1] != '"')
+            return PQ_OK;
+        at = after + 1;
+    }
+}
