@@ -57,6 +57,7 @@ static void cleanup(pl_pipeline *p)
         pl_job_put(p, j);
     }
     p->job_tail = p->encode_head = p->encode_tail = NULL;
+    p->files_tail = NULL;
     while (p->files != NULL) {
         pl_file *f = p->files;
         p->files = f->next_live;
@@ -443,6 +444,8 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
         return pq_err_prefix(err, trc, "output.time_from");
     p->cfg.time_from = NULL;     /* resolved into p->ts */
     p->route = p->file_name == NULL && (p->tpl.n_fields > 0 || p->ts.set);
+    if (p->route)
+        p->wopts.small_chunk_bytes = PL_SMALL_CHUNK_BYTES;
     /* Routed records: the key holds the directories' time, so a file
      * never needs to close for a record of another period; it closes
      * once its period has passed and it is idle (route_marker). */
