@@ -59,7 +59,8 @@
  * output keeps the codec on every chunk. */
 #define PL_SMALL_CHUNK_BYTES 192
 
-#define PL_PERIOD_KEY_MAX 128    /* the directories' time fields, rendered */
+#define PL_PERIOD_KEY_MAX 128
+#define PL_LAYOUTS_KEPT 4        /* automatic-shredding layouts kept for reuse */    /* the directories' time fields, rendered */
 
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
@@ -114,10 +115,12 @@ typedef struct pl_file {
     struct pl_file *hnext, *lru_prev, *lru_next;
     pl_asm a;
     /* Automatic Variant shredding (autoshred.c): the file's own layout,
-     * decided from its first row group; spec NULL = the pipeline's. */
-    sc_schema *spec;
+     * decided from its first row group; spec NULL = the pipeline's. The
+     * three are the layout's (shared by the files that decided alike). */
+    struct pl_layout *layout;
+    const sc_schema *spec;
     pq_schema *ps;
-    int *leaf_map;               /* pipeline leaf -> file leaf; -1: auto column */
+    const int *leaf_map;         /* pipeline leaf -> file leaf; -1: auto column */
     pq_writer_opts wopts;
     pq_encryption_opts enc;      /* wopts.encryption, with the shredded leaves' keys */
     pq_column_key *keys;
@@ -214,6 +217,10 @@ struct pl_pipeline {
     pq_schema *ps;
     size_t *auto_cols;           /* columns with `shred: auto` (autoshred.c) */
     size_t n_auto;
+    /* The last layouts decided (assembler; each holds a reference): a file
+     * that decides the same trees shares one (autoshred.c). */
+    struct pl_layout *layouts[PL_LAYOUTS_KEPT];
+    size_t next_layout;
     pl_worker *workers;
     size_t n_workers;
     size_t split_min_bytes;      /* row groups this large share their encoding */
@@ -315,6 +322,8 @@ int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out,
 void pl_auto_put(pl_pipeline *p, pl_file *f, pq_rowgroup *rg);
 /* Frees the file's layout (its writer is already destroyed). */
 void pl_file_auto_free(pl_file *f);
+/* pl_destroy: the layouts kept for reuse. */
+void pl_auto_free(pl_pipeline *p);
 
 /* outfile.c */
 /* Assembler: opens the next file for lines from first_seq on; key: its

@@ -567,6 +567,7 @@ void pl_destroy(pl_pipeline *p)
         st_free(pl_finished_file(&p->finished[i]));
     free(p->finished);
     st_destroy(p->own_store);
+    pl_auto_free(p);
     pq_schema_destroy(p->ps);
     free(p->auto_cols);
     free(p->out_dir);
