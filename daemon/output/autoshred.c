@@ -181,6 +181,8 @@ static int file_keys(pl_pipeline *p, pl_file *f, pq_err *err)
 typedef struct pl_layout {
     _Atomic size_t refs;
     char *trees;                 /* the auto columns' trees, as JSON: the key */
+    pq_buf desc;                 /* describe's JSON per auto column, each
+                                    NUL-terminated, formatted once */
     sc_schema *spec;
     pq_schema *ps;
     int *leaf_map;
@@ -191,6 +193,7 @@ static void layout_drop(pl_layout *l)
     if (l == NULL || atomic_fetch_sub(&l->refs, 1) != 1)
         return;
     free(l->trees);
+    pq_buf_free(&l->desc);
     free(l->leaf_map);
     pq_schema_destroy(l->ps);
     sc_schema_free(l->spec);
@@ -224,29 +227,42 @@ static int map_leaves(pl_pipeline *p, pl_layout *l, pq_err *err)
     return 0;
 }
 
+/* The auto columns' trees in the file's layout as JSON, back to back,
+ * each NUL-terminated (spec NULL: the pipeline's). */
+static int format_trees(const pl_pipeline *p, const sc_schema *spec, pq_buf *js)
+{
+    for (size_t a = 0; a < p->n_auto; a++) {
+        const sc_column *c = &(spec ? spec : p->cfg.schema)->columns[p->auto_cols[a]];
+        if (sc_shred_format_json(c->type->shred, js) || pq_buf_push(js, 0))
+            return PQ_ENOMEM;
+    }
+    return 0;
+}
+
 /* Key-value metadata `parqd.shred.<column>` and the on_shred report. */
 static int describe(pl_pipeline *p, pl_file *f, pq_err *err)
 {
-    pq_buf js, key;
-    pq_buf_init(&js);
+    pq_buf own, key;
+    pq_buf_init(&own);
     pq_buf_init(&key);
-    int rc = 0;
-    for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
-        const sc_column *c = &(f->spec ? f->spec : p->cfg.schema)->columns[p->auto_cols[a]];
-        pq_buf_reset(&js);
+    const pq_buf *js = f->layout ? &f->layout->desc : &own;
+    int rc = f->layout ? 0 : format_trees(p, NULL, &own);
+    const char *t = (const char *)js->data;
+    for (size_t a = 0; rc == 0 && a < p->n_auto; a++, t += strlen(t) + 1) {
+        const sc_column *c = &p->cfg.schema->columns[p->auto_cols[a]];
         pq_buf_reset(&key);
-        rc = sc_shred_format_json(c->type->shred, &js) || pq_buf_push(&js, 0) ||
-             pq_buf_append(&key, "parqd.shred.", 12) ||
-             pq_buf_append(&key, c->name, strlen(c->name) + 1) ? PQ_ENOMEM : 0;
-        if (rc != 0) {
-            rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+        if (pq_buf_append(&key, "parqd.shred.", 12) ||
+            pq_buf_append(&key, c->name, strlen(c->name) + 1)) {
+            rc = PQ_ENOMEM;
             break;
         }
-        rc = pq_writer_add_metadata(f->w, (const char *)key.data, (const char *)js.data, err);
+        rc = pq_writer_add_metadata(f->w, (const char *)key.data, t, err);
         if (rc == 0 && p->cb.on_shred != NULL)
-            p->cb.on_shred(p->cb.user, f->name, f->first_seq, c->name, (const char *)js.data);
+            p->cb.on_shred(p->cb.user, f->name, f->first_seq, c->name, t);
     }
-    pq_buf_free(&js);
+    if (rc == PQ_ENOMEM)
+        rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    pq_buf_free(&own);
     pq_buf_free(&key);
     return rc;
 }
@@ -301,6 +317,8 @@ static int layout_new(pl_pipeline *p, sc_shred **roots, char *trees, pl_layout *
     int rc = sc_schema_derive(p->cfg.schema, roots, &l->spec, err);
     rc = rc ? rc : sc_build_parquet_schema(l->spec, &l->ps, err);
     rc = rc ? rc : map_leaves(p, l, err);
+    if (rc == 0 && format_trees(p, l->spec, &l->desc) != 0)
+        rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
     if (rc != 0) {
         layout_drop(l);
         return rc;
