@@ -69,6 +69,7 @@ static void cleanup(pl_pipeline *p)
         memset(p->htab, 0, p->hcap * sizeof *p->htab);
     p->lru_head = p->lru_tail = NULL;
     p->n_open = 0;
+    p->idle_cur_bytes = p->idle_fed_bytes = 0;
     if (p->route)
         dm_set(&dm_counters_global.files_open, 0);
     p->assembled = p->committed;
