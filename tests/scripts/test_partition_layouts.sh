@@ -12,6 +12,11 @@
 #   - every record reads back: per tenant the count, the sum of x (a, c,
 #     e), the strings (b, d), from the shredded fields;
 #   - the small chunks are UNCOMPRESSED and some chunk is not (zstd).
+# Then 2 MiB of generated access logs (bench/gen_logs.mjs) round robin
+# over 20 tenants, default schema, as bench_partition.sh does: every
+# tenant's file reads back in DuckDB, parquet-wasm and hyparquet with
+# every value equal to its source line (tests/interop/logs.mjs, one case
+# per tenant: its lines, its file).
 #
 #   bash test_partition_layouts.sh BUILD_DIR
 set -u
@@ -76,4 +81,29 @@ const codecs = (await one(`SELECT DISTINCT compression FROM parquet_metadata($$$
 want("codecs", codecs, ["UNCOMPRESSED", "ZSTD"]);
 process.exit(bad ? 1 : 0);
 ' "$T/out" "$ROWS" || fail "DuckDB checks"
+
+ROOT=$(cd "$HERE/../.." && pwd)
+node "$ROOT/bench/gen_logs.mjs" --kind access --seed 3 --mb 2 "$T/gen.ndjson" >/dev/null 2>&1 ||
+    fail "bench/gen_logs.mjs failed"
+awk '{ printf "{\"tenant\":\"t%02d\",%s\n", NR % 20, substr($0, 2) }' "$T/gen.ndjson" >"$T/acc.ndjson"
+t0=$(date +%s%6N)
+"$BUILD/parqd" convert --config "$T/part.yaml" -o "$T/acc/" "$T/acc.ndjson" >"$T/acc.log" 2>&1 ||
+    fail "convert: $(tail -n 2 "$T/acc.log")"
+t1=$(date +%s%6N)
+: >"$T/manifest.tsv"
+for d in "$T"/acc/tenant=*; do
+    tn=${d##*=}
+    f=$(ls "$d")
+    [ "$(echo "$f" | wc -l)" -eq 1 ] || fail "$d: not one file: $f"
+    grep "^{\"tenant\":\"$tn\"," "$T/acc.ndjson" >"$T/src-$tn.ndjson"
+    # outside tenant=... directories: DuckDB would add the hive column
+    mkdir -p "$T/flat"
+    ln -s "$d/$f" "$T/flat/$tn.parquet"
+    printf 'part-%s\t%s\t-\t0\t%s\t%s\t%s\t%s\n' "$tn" "$T/src-$tn.ndjson" "$T/flat/$tn" \
+        "$T/none.rejects.ndjson" "$t0" "$t1" >>"$T/manifest.tsv"
+done
+[ "$(wc -l <"$T/manifest.tsv")" -eq 20 ] || fail "$(wc -l <"$T/manifest.tsv") tenants, want 20"
+node "$INTEROP/logs.mjs" "$T/manifest.tsv" --readers duckdb,parquet-wasm,hyparquet >"$T/logs.out" 2>&1 ||
+    fail "logs.mjs: $(grep -m 3 FAIL "$T/logs.out"; tail -n 1 "$T/logs.out")"
+tail -n 1 "$T/logs.out"
 echo "PASS"
