@@ -304,6 +304,11 @@ void pl_fail(pl_pipeline *p, const pq_err *e);
 void pl_update_buffered(pl_pipeline *p);
 void pl_pools_free(pl_pipeline *p);
 
+/* Assembler, debug builds: asserts that the idle sums (idle_cur_bytes,
+ * idle_fed_bytes) are what visiting every open file but the current one
+ * gives; nothing otherwise. */
+void pl_check_idle_sums(const pl_pipeline *p);
+
 /* stages.c */
 /* The metric label (`reason`) of a shredder's reject code. */
 dm_reject pl_reject_reason(sh_reject why);

@@ -8,7 +8,6 @@
  * files' layouts (autoshred.c), never back up into workers.c. */
 #include "pipeline_int.h"
 
-#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,9 +438,7 @@ static void switch_to(pl_pipeline *p, pl_file *f)
     p->rg_rows = f->a.rg_rows;
     p->rg_fed = f->a.rg_fed;
     p->last_rg_rows = f->a.last_rg_rows;
-    f->a.cur_rg = NULL;
-    f->a.cur_bytes = 0;
-    f->a.rg_fed = 0;
+    f->a.cur_rg = NULL;       /* f->a is stale until save_current */
 }
 
 /* Raw bytes of f's open row group (queued segments and the current one). */
@@ -789,29 +786,13 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
  * assembler alone knows: what the workers' streams hold depends on when
  * they ran, and row groups must not (the same bytes for any number of
  * workers). */
-#ifndef NDEBUG
-/* Debug builds: the idle sums are what visiting every open file gives. */
-static bool idle_sums_hold(const pl_pipeline *p)
-{
-    size_t cur = 0, fed = 0;
-    for (const pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
-        if (f == p->cur_file)
-            continue;
-        cur += f->a.cur_rg ? pq_rowgroup_buffered_bytes(f->a.cur_rg) : 0;
-        fed += f->a.rg_fed;
-    }
-    return cur == p->idle_cur_bytes && fed == p->idle_fed_bytes;
-}
-#endif
-
 static int bound_memory(pl_pipeline *p, pq_err *err)
 {
-    assert(idle_sums_hold(p));
+    pl_check_idle_sums(p);
     const size_t limit = p->cfg.max_buffered_bytes / 2;
     for (size_t tries = p->n_open; limit > 0 && tries > 0; tries--) {
-        size_t total = p->idle_cur_bytes + p->idle_fed_bytes;
-        if (p->cur_file != NULL)
-            total += open_rg_bytes(p, p->cur_file);
+        size_t total = p->idle_cur_bytes + p->idle_fed_bytes +
+                       (p->cur_file ? open_rg_bytes(p, p->cur_file) : 0);
         if (total <= limit)
             return 0;
         size_t most = 0;
