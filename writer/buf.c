@@ -65,18 +65,6 @@ int pq_buf_put_u64le(pq_buf *b, uint64_t v)
     return pq_buf_append(b, le, sizeof le);
 }
 
-int pq_buf_put_uvarint(pq_buf *b, uint64_t v)
-{
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    return pq_buf_append(b, tmp, n);
-}
-
 int pq_buf_put_zigzag(pq_buf *b, int64_t v)
 {
     uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

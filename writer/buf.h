@@ -56,8 +56,24 @@ static inline int pq_buf_push(pq_buf *b, uint8_t byte)
 int pq_buf_put_u32le(pq_buf *b, uint32_t v);
 int pq_buf_put_u64le(pq_buf *b, uint64_t v);
 
-/* ULEB128 and zigzag varints (Thrift compact protocol, DELTA encodings). */
-int pq_buf_put_uvarint(pq_buf *b, uint64_t v);
+/* ULEB128 and zigzag varints (Thrift compact protocol, DELTA encodings).
+ * Inline, bytes stored in place: every page header and footer field is
+ * one, and a copy through memcpy per varint was 2% of writing many small
+ * files. */
+static inline int pq_buf_put_uvarint(pq_buf *b, uint64_t v)
+{
+    if (pq_buf_reserve(b, 10) != 0)
+        return -2; /* PQ_ENOMEM */
+    uint8_t *p = b->data + b->len;
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    b->len = (size_t)(p - b->data);
+    return 0;
+}
+
 int pq_buf_put_zigzag(pq_buf *b, int64_t v);
 
 #endif

@@ -145,6 +145,13 @@ typedef struct pq_writer_opts {
                                     Default false: a column keeps its choice
                                     for the file's next row groups, sparing
                                     the measurements */
+    size_t small_chunk_bytes;    /* a chunk of one data page whose page and
+                                    dictionary bodies total fewer bytes is
+                                    written UNCOMPRESSED (the codec is per
+                                    chunk): zstd's frame costs more than it
+                                    saves there, and a call costs thousands of
+                                    instructions. 0 (default): every chunk
+                                    takes the codec */
     const char *created_by;      /* NULL: "parqd version <v>" */
     const pq_encryption_opts *encryption; /* NULL: plaintext file; copied
                                              at open, keys borrowed */

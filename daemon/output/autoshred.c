@@ -10,13 +10,17 @@
  * leaf; its values are written through vs_write_value into the file's
  * layout. The next file decides again. A file whose first row group shows
  * nothing stable keeps the pipeline's layout and skips the conversion.
+ * Files that decide the same trees share one layout (pl_layout, the last
+ * PL_LAYOUTS_KEPT kept by the assembler, reference-counted): the same
+ * layout as each would derive, without deriving it again.
  *
  * Threads: pl_file_start runs with the assembly token, pl_auto_convert on
  * any worker encoding a row group of the file (the file's row-group pool
  * under the pipeline lock), pl_file_auto_free with the write token or in
- * cleanup. */
+ * cleanup (a layout's last reference frees it, on whichever thread). */
 #include "pipeline_int.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,15 @@
 #include "vauto.h"
 
 #define PL_AUTO_SAMPLE_ROWS 16384  /* rows of the first row group looked at */
+/* A routed file (partitioned output) observes every 4th row of its first
+ * segment, every row while that would leave fewer than 64: with 1,000
+ * partitions of a few hundred records each, observing every record of
+ * every file was a tenth of a convert's instructions (one file observes
+ * 3% of a 200 MB stream's records). Each file still decides from its own
+ * records, a function of the spool range it holds, so the workers' number
+ * and a replay decide it as before. */
+#define PL_AUTO_ROUTED_STRIDE 4
+#define PL_AUTO_ROUTED_MIN 64
 
 int pl_auto_init(pl_pipeline *p, pq_err *err)
 {
@@ -72,17 +85,31 @@ static bool vcur_row(pl_vcur *c, size_t r, vr_variant *out, uint16_t *def)
     return true;
 }
 
+/* Which rows of a first segment of `rows` the decision observes: every
+ * stride-th. */
+static size_t sample_stride(const pl_pipeline *p, size_t rows)
+{
+    size_t stride = 1;
+    if (p->route) {
+        stride = rows / PL_AUTO_ROUTED_MIN;
+        stride = stride < 1 ? 1 : stride > PL_AUTO_ROUTED_STRIDE ? PL_AUTO_ROUTED_STRIDE : stride;
+    }
+    if (rows / stride > PL_AUTO_SAMPLE_ROWS)
+        stride = (rows + PL_AUTO_SAMPLE_ROWS - 1) / PL_AUTO_SAMPLE_ROWS;
+    return stride;
+}
+
 /* The shred tree for column col from up to PL_AUTO_SAMPLE_ROWS rows of rg
- * spread over it; NULL when nothing qualifies. */
-static int decide(const sc_type *t, const pq_rowgroup *rg, sc_shred **out, pq_err *err)
+ * spread over it (sample_stride); NULL when nothing qualifies. */
+static int decide(const pl_pipeline *p, const sc_type *t, const pq_rowgroup *rg,
+                  sc_shred **out, pq_err *err)
 {
     *out = NULL;
     va_stats st;
     if (va_stats_init(&st, &t->autoshred) != 0)
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
     size_t rows = rg ? (size_t)pq_rowgroup_rows(rg) : 0;
-    size_t stride = rows > PL_AUTO_SAMPLE_ROWS ? (rows + PL_AUTO_SAMPLE_ROWS - 1) /
-                                                     PL_AUTO_SAMPLE_ROWS : 1;
+    size_t stride = sample_stride(p, rows);
     pl_vcur c;
     int rc = rows ? vcur_open(rg, t, &c, err) : 0;
     for (size_t r = 0; rc == 0 && r < rows; r++) {
@@ -146,21 +173,68 @@ static int file_keys(pl_pipeline *p, pl_file *f, pq_err *err)
     return 0;
 }
 
+/* A decided layout, shared by the files that decide the same trees (the
+ * assembler keeps the last PL_LAYOUTS_KEPT): deriving and building it was
+ * a third of a small file's decision, and each copy ~30 KiB per open
+ * file. Each holder has a reference; the last one frees it (the assembler
+ * takes, the writer and cleanup drop). */
+typedef struct pl_layout {
+    _Atomic size_t refs;
+    char *trees;                 /* the auto columns' trees, as JSON: the key */
+    pq_buf desc;                 /* describe's JSON per auto column, each
+                                    NUL-terminated, formatted once */
+    sc_schema *spec;
+    pq_schema *ps;
+    int *leaf_map;
+} pl_layout;
+
+static void layout_drop(pl_layout *l)
+{
+    if (l == NULL || atomic_fetch_sub(&l->refs, 1) != 1)
+        return;
+    free(l->trees);
+    pq_buf_free(&l->desc);
+    free(l->leaf_map);
+    pq_schema_destroy(l->ps);
+    sc_schema_free(l->spec);
+    free(l);
+}
+
+void pl_auto_free(pl_pipeline *p)
+{
+    for (size_t i = 0; i < PL_LAYOUTS_KEPT; i++) {
+        layout_drop(p->layouts[i]);
+        p->layouts[i] = NULL;
+    }
+}
+
 /* Pipeline leaf -> file leaf for every leaf outside the auto columns
  * (their subtrees are the same in both layouts). */
-static int map_leaves(pl_pipeline *p, pl_file *f, pq_err *err)
+static int map_leaves(pl_pipeline *p, pl_layout *l, pq_err *err)
 {
     const sc_schema *b = p->cfg.schema;
-    f->leaf_map = malloc((b->n_leaves ? b->n_leaves : 1) * sizeof *f->leaf_map);
-    if (f->leaf_map == NULL)
+    l->leaf_map = malloc((b->n_leaves ? b->n_leaves : 1) * sizeof *l->leaf_map);
+    if (l->leaf_map == NULL)
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
     for (size_t i = 0; i < b->n_columns; i++) {
-        const sc_type *bt = b->columns[i].type, *ft = f->spec->columns[i].type;
+        const sc_type *bt = b->columns[i].type, *ft = l->spec->columns[i].type;
         bool is_auto = false;
         for (size_t a = 0; a < p->n_auto; a++)
             is_auto |= p->auto_cols[a] == i;
         for (int k = 0; k < bt->n_leaves; k++)
-            f->leaf_map[bt->leaf + k] = is_auto ? -1 : ft->leaf + k;
+            l->leaf_map[bt->leaf + k] = is_auto ? -1 : ft->leaf + k;
+    }
+    return 0;
+}
+
+/* The auto columns' trees in the file's layout as JSON, back to back,
+ * each NUL-terminated (spec NULL: the pipeline's). */
+static int format_trees(const pl_pipeline *p, const sc_schema *spec, pq_buf *js)
+{
+    for (size_t a = 0; a < p->n_auto; a++) {
+        const sc_column *c = &(spec ? spec : p->cfg.schema)->columns[p->auto_cols[a]];
+        if (sc_shred_format_json(c->type->shred, js) || pq_buf_push(js, 0))
+            return PQ_ENOMEM;
     }
     return 0;
 }
@@ -168,28 +242,93 @@ static int map_leaves(pl_pipeline *p, pl_file *f, pq_err *err)
 /* Key-value metadata `parqd.shred.<column>` and the on_shred report. */
 static int describe(pl_pipeline *p, pl_file *f, pq_err *err)
 {
-    pq_buf js, key;
-    pq_buf_init(&js);
+    pq_buf own, key;
+    pq_buf_init(&own);
     pq_buf_init(&key);
-    int rc = 0;
-    for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
-        const sc_column *c = &(f->spec ? f->spec : p->cfg.schema)->columns[p->auto_cols[a]];
-        pq_buf_reset(&js);
+    const pq_buf *js = f->layout ? &f->layout->desc : &own;
+    int rc = f->layout ? 0 : format_trees(p, NULL, &own);
+    const char *t = (const char *)js->data;
+    for (size_t a = 0; rc == 0 && a < p->n_auto; a++, t += strlen(t) + 1) {
+        const sc_column *c = &p->cfg.schema->columns[p->auto_cols[a]];
         pq_buf_reset(&key);
-        rc = sc_shred_format_json(c->type->shred, &js) || pq_buf_push(&js, 0) ||
-             pq_buf_append(&key, "parqd.shred.", 12) ||
-             pq_buf_append(&key, c->name, strlen(c->name) + 1) ? PQ_ENOMEM : 0;
-        if (rc != 0) {
-            rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+        if (pq_buf_append(&key, "parqd.shred.", 12) ||
+            pq_buf_append(&key, c->name, strlen(c->name) + 1)) {
+            rc = PQ_ENOMEM;
             break;
         }
-        rc = pq_writer_add_metadata(f->w, (const char *)key.data, (const char *)js.data, err);
+        rc = pq_writer_add_metadata(f->w, (const char *)key.data, t, err);
         if (rc == 0 && p->cb.on_shred != NULL)
-            p->cb.on_shred(p->cb.user, f->name, f->first_seq, c->name, (const char *)js.data);
+            p->cb.on_shred(p->cb.user, f->name, f->first_seq, c->name, t);
     }
-    pq_buf_free(&js);
+    if (rc == PQ_ENOMEM)
+        rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    pq_buf_free(&own);
     pq_buf_free(&key);
     return rc;
+}
+
+/* The trees of the auto columns as one string, a layout's key. */
+static int trees_key(const pl_pipeline *p, sc_shred *const *roots, char **out, pq_err *err)
+{
+    pq_buf k;
+    pq_buf_init(&k);
+    int rc = 0;
+    for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
+        const sc_shred *t = roots[p->auto_cols[a]];
+        rc = (t ? sc_shred_format_json(t, &k) : pq_buf_append(&k, "-", 1)) || pq_buf_push(&k, '\n')
+                 ? PQ_ENOMEM : 0;
+    }
+    if (rc == 0 && pq_buf_push(&k, 0) != 0)
+        rc = PQ_ENOMEM;
+    if (rc != 0) {
+        pq_buf_free(&k);
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    }
+    *out = (char *)k.data;       /* the buffer's memory, now the caller's */
+    return 0;
+}
+
+/* A kept layout of the same trees, with a reference for the caller; NULL
+ * when none. */
+static pl_layout *layout_find(pl_pipeline *p, const char *trees)
+{
+    for (size_t i = 0; i < PL_LAYOUTS_KEPT; i++) {
+        pl_layout *l = p->layouts[i];
+        if (l != NULL && strcmp(l->trees, trees) == 0) {
+            atomic_fetch_add(&l->refs, 1);
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* A new layout for roots (its trees pass to it, also on failure: the
+ * array is the caller's), kept in place of the oldest. */
+static int layout_new(pl_pipeline *p, sc_shred **roots, char *trees, pl_layout **out,
+                      pq_err *err)
+{
+    pl_layout *l = calloc(1, sizeof *l);
+    if (l == NULL) {
+        free(trees);
+        return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    }
+    atomic_init(&l->refs, 1);
+    l->trees = trees;
+    int rc = sc_schema_derive(p->cfg.schema, roots, &l->spec, err);
+    rc = rc ? rc : sc_build_parquet_schema(l->spec, &l->ps, err);
+    rc = rc ? rc : map_leaves(p, l, err);
+    if (rc == 0 && format_trees(p, l->spec, &l->desc) != 0)
+        rc = pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
+    if (rc != 0) {
+        layout_drop(l);
+        return rc;
+    }
+    size_t i = p->next_layout++ % PL_LAYOUTS_KEPT;
+    layout_drop(p->layouts[i]);
+    atomic_fetch_add(&l->refs, 1);
+    p->layouts[i] = l;
+    *out = l;
+    return 0;
 }
 
 static int derive(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err)
@@ -201,23 +340,31 @@ static int derive(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *
     int rc = 0;
     for (size_t a = 0; rc == 0 && a < p->n_auto; a++) {
         size_t i = p->auto_cols[a];
-        rc = decide(b->columns[i].type, first, &roots[i], err);
+        rc = decide(p, b->columns[i].type, first, &roots[i], err);
     }
     bool any = false;
-    for (size_t i = 0; i < b->n_columns; i++) {
+    for (size_t i = 0; i < b->n_columns; i++)
         any |= roots[i] != NULL;
-        if (rc != 0)
-            sc_shred_free(roots[i]);
+    char *trees = NULL;
+    /* nothing stable: the file keeps the pipeline's layout, no copy */
+    rc = rc || !any ? rc : trees_key(p, roots, &trees, err);
+    pl_layout *l = rc || !any ? NULL : layout_find(p, trees);
+    bool taken = rc == 0 && any && l == NULL;
+    if (taken) {
+        rc = layout_new(p, roots, trees, &l, err);
+        trees = NULL;
     }
-    if (rc != 0 || !any) {
-        /* nothing stable: the file keeps the pipeline's layout, no copy */
-        free(roots);
-        return rc;
-    }
-    rc = sc_schema_derive(b, roots, &f->spec, err);
+    free(trees);
+    for (size_t i = 0; !taken && i < b->n_columns; i++)
+        sc_shred_free(roots[i]);
     free(roots);
-    rc = rc ? rc : sc_build_parquet_schema(f->spec, &f->ps, err);
-    return rc ? rc : map_leaves(p, f, err);
+    if (l != NULL) {
+        f->layout = l;
+        f->spec = l->spec;
+        f->ps = l->ps;
+        f->leaf_map = l->leaf_map;
+    }
+    return rc;
 }
 
 int pl_file_start(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err)
@@ -318,11 +465,10 @@ void pl_file_auto_free(pl_file *f)
         free(f->key_paths[i]);
     free(f->key_paths);
     free(f->keys);
-    free(f->leaf_map);
-    pq_schema_destroy(f->ps);
-    sc_schema_free(f->spec);
+    layout_drop(f->layout);
     f->key_paths = NULL;
     f->keys = NULL;
+    f->layout = NULL;
     f->leaf_map = NULL;
     f->ps = NULL;
     f->spec = NULL;

@@ -132,6 +132,22 @@ static void set_period(const pl_pipeline *p, pl_file *f)
     }
 }
 
+/* Lock held: f joins the live files in first_seq order. The assembler
+ * opens files in seq order, so it goes last; the walk back is there so
+ * that the watermark (the first live file's first_seq) can never be
+ * above a live file's first record, whatever the order. */
+static void link_live(pl_pipeline *p, pl_file *f)
+{
+    dm_mutex_assert_held(&p->mu);
+    pl_file *prev = p->files_tail;
+    while (prev != NULL && prev->first_seq > f->first_seq)
+        prev = prev->prev_live;
+    f->prev_live = prev;
+    f->next_live = prev ? prev->next_live : p->files;
+    *(f->prev_live ? &f->prev_live->next_live : &p->files) = f;
+    *(f->next_live ? &f->next_live->prev_live : &p->files_tail) = f;
+}
+
 int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, uint64_t first_seq, const char *key,
                  pl_file **out, pq_err *err)
 {
@@ -159,8 +175,7 @@ int pl_file_open(pl_pipeline *p, int64_t first_ingest_us, uint64_t first_seq, co
         return rc;
     }
     dm_mutex_lock(&p->mu);
-    f->next_live = p->files;
-    p->files = f;
+    link_live(p, f);
     dm_mutex_unlock(&p->mu);
     *out = f;
     return 0;
@@ -182,12 +197,11 @@ void pl_file_abort(pl_file *f)
 static void unlink_live(pl_pipeline *p, pl_file *f)
 {
     dm_mutex_assert_held(&p->mu);
-    for (pl_file **q = &p->files; *q != NULL; q = &(*q)->next_live) {
-        if (*q == f) {
-            *q = f->next_live;
-            return;
-        }
-    }
+    if (f->prev_live == NULL && p->files != f)
+        return;                  /* not linked */
+    *(f->prev_live ? &f->prev_live->next_live : &p->files) = f->next_live;
+    *(f->next_live ? &f->next_live->prev_live : &p->files_tail) = f->prev_live;
+    f->next_live = f->prev_live = NULL;
 }
 
 /* Footer (with the spool range in the key-value metadata), fsync. */
@@ -267,9 +281,10 @@ static uint64_t watermark_without(const pl_pipeline *p, const pl_file *f)
 {
     dm_mutex_assert_held(&((pl_pipeline *)p)->mu);
     uint64_t w = p->assembled;
-    for (const pl_file *g = p->files; g != NULL; g = g->next_live)
-        if (g != f && g->first_seq < w)
-            w = g->first_seq;
+    /* the live files are in first_seq order (link_live) */
+    const pl_file *g = p->files != f ? p->files : f->next_live;
+    if (g != NULL && g->first_seq < w)
+        w = g->first_seq;
     return w > p->committed ? w : p->committed;
 }
 

@@ -128,7 +128,8 @@ int64_t pt_dir_period(const pt_template *t);
 
 /* The directories' time fields rendered for `when`, back to back: two
  * times with the same key put their records in the same directories.
- * Returns 0, or PQ_ELIMIT / PQ_EINVAL (no room, time out of range). */
+ * Returns 0 (an empty key when the directories have no time field, for
+ * any `when`), or PQ_ELIMIT / PQ_EINVAL (no room, time out of range). */
 int pt_dir_time_key(const pt_template *t, time_t when, char *out, size_t n, pq_err *err);
 
 /* Escapes one value for a path segment as Hive does: bytes 0x00-0x1F,

@@ -245,6 +245,13 @@ int64_t pt_dir_period(const pt_template *t)
 int pt_dir_time_key(const pt_template *t, time_t when, char *out, size_t n, pq_err *err)
 {
     struct tm tm;
+    if (next_dir_field(t, 0) >= t->dir_len) {
+        /* no time in the directories: nothing to render (a partition key
+         * is built per record, and gmtime_r was a third of it) */
+        if (n > 0)
+            out[0] = '\0';
+        return 0;
+    }
     if (gmtime_r(&when, &tm) == NULL)
         return pq_err_set(err, PQ_EINVAL, "output path: time %lld out of range", (long long)when);
     size_t len = 0;

@@ -12,6 +12,7 @@
  * in steady state nothing is allocated per line or per value. */
 #include "pipeline_int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,4 +236,20 @@ void pl_pools_free(pl_pipeline *p)
         pq_encoded_destroy(j->enc);
         free(j);
     }
+}
+
+void pl_check_idle_sums(const pl_pipeline *p)
+{
+#ifndef NDEBUG
+    size_t cur = 0, fed = 0;
+    for (const pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
+        if (f == p->cur_file)
+            continue;
+        cur += f->a.cur_rg ? pq_rowgroup_buffered_bytes(f->a.cur_rg) : 0;
+        fed += f->a.rg_fed;
+    }
+    assert(cur == p->idle_cur_bytes && fed == p->idle_fed_bytes);
+#else
+    (void)p;
+#endif
 }

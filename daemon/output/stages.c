@@ -412,7 +412,10 @@ static void save_current(pl_pipeline *p)
         return;
     f->a = (pl_asm){.cur_rg = p->cur_rg, .rg_started_us = p->rg_started_us,
                     .rg_open = p->rg_open, .rg_rows = p->rg_rows, .rg_fed = p->rg_fed,
-                    .last_rg_rows = p->last_rg_rows};
+                    .last_rg_rows = p->last_rg_rows,
+                    .cur_bytes = p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0};
+    p->idle_cur_bytes += f->a.cur_bytes;
+    p->idle_fed_bytes += f->a.rg_fed;
     p->cur_file = NULL;
     p->cur_rg = NULL;
     p->rg_open = false;
@@ -426,6 +429,8 @@ static void switch_to(pl_pipeline *p, pl_file *f)
     if (p->cur_file == f)
         return;
     save_current(p);
+    p->idle_cur_bytes -= f->a.cur_bytes;
+    p->idle_fed_bytes -= f->a.rg_fed;
     p->cur_file = f;
     p->cur_rg = f->a.cur_rg;
     p->rg_started_us = f->a.rg_started_us;
@@ -433,7 +438,7 @@ static void switch_to(pl_pipeline *p, pl_file *f)
     p->rg_rows = f->a.rg_rows;
     p->rg_fed = f->a.rg_fed;
     p->last_rg_rows = f->a.last_rg_rows;
-    f->a.cur_rg = NULL;
+    f->a.cur_rg = NULL;       /* f->a is stale until save_current */
 }
 
 /* Raw bytes of f's open row group (queued segments and the current one). */
@@ -441,20 +446,14 @@ static size_t open_rg_bytes(const pl_pipeline *p, const pl_file *f)
 {
     if (f == p->cur_file)
         return p->rg_fed + (p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0);
-    return f->a.rg_fed + (f->a.cur_rg ? pq_rowgroup_buffered_bytes(f->a.cur_rg) : 0);
+    return f->a.rg_fed + f->a.cur_bytes;
 }
 
 /* Bytes of the segments being filled, of every open file. */
 static size_t open_cur_bytes(const pl_pipeline *p)
 {
-    if (!p->route)
-        return p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
-    size_t n = 0;
-    for (const pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
-        const pq_rowgroup *rg = f == p->cur_file ? p->cur_rg : f->a.cur_rg;
-        n += rg ? pq_rowgroup_buffered_bytes(rg) : 0;
-    }
-    return n;
+    size_t n = p->cur_rg ? pq_rowgroup_buffered_bytes(p->cur_rg) : 0;
+    return p->route ? n + p->idle_cur_bytes : n;
 }
 
 static int close_file(pl_pipeline *p, dm_close why, pq_err *err);
@@ -789,19 +788,23 @@ static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
  * workers). */
 static int bound_memory(pl_pipeline *p, pq_err *err)
 {
+    pl_check_idle_sums(p);
     const size_t limit = p->cfg.max_buffered_bytes / 2;
     for (size_t tries = p->n_open; limit > 0 && tries > 0; tries--) {
-        size_t total = 0, most = 0;
+        size_t total = p->idle_cur_bytes + p->idle_fed_bytes +
+                       (p->cur_file ? open_rg_bytes(p, p->cur_file) : 0);
+        if (total <= limit)
+            return 0;
+        size_t most = 0;
         pl_file *largest = NULL;
         for (pl_file *f = p->lru_head; f != NULL; f = f->lru_next) {
             size_t n = open_rg_bytes(p, f);
-            total += n;
             if (n > most) {
                 most = n;
                 largest = f;
             }
         }
-        if (total <= limit || largest == NULL)
+        if (largest == NULL)
             return 0;
         switch_to(p, largest);
         int rc = close_rowgroup(p, err);

@@ -57,6 +57,7 @@ static void cleanup(pl_pipeline *p)
         pl_job_put(p, j);
     }
     p->job_tail = p->encode_head = p->encode_tail = NULL;
+    p->files_tail = NULL;
     while (p->files != NULL) {
         pl_file *f = p->files;
         p->files = f->next_live;
@@ -68,6 +69,7 @@ static void cleanup(pl_pipeline *p)
         memset(p->htab, 0, p->hcap * sizeof *p->htab);
     p->lru_head = p->lru_tail = NULL;
     p->n_open = 0;
+    p->idle_cur_bytes = p->idle_fed_bytes = 0;
     if (p->route)
         dm_set(&dm_counters_global.files_open, 0);
     p->assembled = p->committed;
@@ -443,6 +445,8 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
         return pq_err_prefix(err, trc, "output.time_from");
     p->cfg.time_from = NULL;     /* resolved into p->ts */
     p->route = p->file_name == NULL && (p->tpl.n_fields > 0 || p->ts.set);
+    if (p->route)
+        p->wopts.small_chunk_bytes = PL_SMALL_CHUNK_BYTES;
     /* Routed records: the key holds the directories' time, so a file
      * never needs to close for a record of another period; it closes
      * once its period has passed and it is idle (route_marker). */
@@ -564,6 +568,7 @@ void pl_destroy(pl_pipeline *p)
         st_free(pl_finished_file(&p->finished[i]));
     free(p->finished);
     st_destroy(p->own_store);
+    pl_auto_free(p);
     pq_schema_destroy(p->ps);
     free(p->auto_cols);
     free(p->out_dir);

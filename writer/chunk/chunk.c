@@ -109,6 +109,7 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
     cw->node = node;
     cw->o = *o;
     cw->level = o->codec_level;
+    cw->codec = o->codec;
     pq_buf_init(&cw->pages);
     pq_buf_init(&cw->hashes);
     pq_buf_init(&cw->open_idx);
@@ -157,7 +158,7 @@ static int meta_init(pq_colwriter *cw)
     const pq_column *col = &cw->open;
     pq_chunk_meta_free(m);
     m->node = cw->node;
-    m->codec = cw->o.codec;
+    m->codec = cw->codec = cw->o.codec;
     m->dictionary_page_offset = -1;
     m->data_page_offset = -1;
     m->crypto_key = cw->o.crypto_key;
@@ -442,6 +443,22 @@ static void check_dictionary(pq_colwriter *cw)
         cw->mode = PQ_CW_REFALL;
 }
 
+/* The chunk's only data page, closed by its finish: when it and the
+ * dictionary (built after it, written before it) are small, the chunk is
+ * written UNCOMPRESSED. Many small files (partitioned output) have mostly
+ * such chunks: compressed they were larger, and zstd's per-call set-up
+ * was a sixth of their encoding. */
+static void small_chunk(pq_colwriter *cw, const pq_page_spec *spec)
+{
+    if (!cw->finishing || cw->meta.n_pages > 0 || cw->o.small_chunk_bytes == 0)
+        return;
+    size_t n = spec->body_len + spec->rep_len + spec->def_len;
+    if (cw->has_dict && (cw->dict_pages || cw->mode == PQ_CW_DICT))
+        n += pq_dict_plain_bytes(&cw->dict);
+    if (n < cw->o.small_chunk_bytes)
+        cw->codec = cw->meta.codec = PQ_CODEC_UNCOMPRESSED;
+}
+
 static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
                       const page_extent *pe, pq_buf *mn, pq_buf *mx, pq_err *err)
 {
@@ -476,6 +493,7 @@ static int write_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
         .body_len = w->body.len,
         .stats = cw->o.statistics ? &ps : NULL,
     };
+    small_chunk(cw, &spec);
     int64_t offset = (int64_t)cw->pages.len;
     size_t size;
     if ((rc = pq_colfinish_emit(cw, w, &spec, &cw->pages, &size, err)) != 0)
@@ -589,7 +607,9 @@ int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq
 int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
                         pq_err *err)
 {
+    cw->finishing = true;
     int rc = open_page_close(cw, w, err);
+    cw->finishing = false;
     rc = rc ? rc : pq_colfinish_chunk(cw, w, out, err);
     if (rc != 0)
         return rc;

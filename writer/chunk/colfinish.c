@@ -114,7 +114,7 @@ int pq_colfinish_emit(pq_colwriter *cw, pq_chunk_work *w, pq_page_spec *spec, pq
     if (crypto.key != NULL)
         spec->crypto = &crypto;
     size_t start = to->len;
-    int rc = pq_page_build(spec, &w->comp, cw->o.codec, cw->level, cw->o.crc,
+    int rc = pq_page_build(spec, &w->comp, cw->codec, cw->level, cw->o.crc,
                            &w->scratch, to, &res, err);
     if (rc != 0) {
         to->len = start;

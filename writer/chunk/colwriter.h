@@ -29,6 +29,7 @@ typedef struct pq_chunk_opts {
     bool crc;
     size_t page_max_bytes;
     size_t page_max_rows;
+    size_t small_chunk_bytes;    /* pq_writer_opts' */
     bool page_index;
     int bloom;                   /* -1 auto, 0 off, 1 on */
     double bloom_fpp;
@@ -156,6 +157,9 @@ typedef struct pq_colwriter {
     uint64_t values;             /* defined values in encoded pages */
     uint64_t prev_values;        /* of the previous chunk (a decision's scale) */
     int level;                   /* codec level of this chunk's pages */
+    pq_codec codec;              /* this chunk's: o.codec, or UNCOMPRESSED for
+                                    a small one (o.small_chunk_bytes) */
+    bool finishing;              /* the open page is the chunk's last */
     /* The first page's decision (mode DICT or FALLBACK, enc, level), kept
      * for the file's next chunks and re-measured every few (chooser.c),
      * when keep_decisions (pq_stream_create's keep) */

@@ -5,7 +5,9 @@
  * fallback encoding; every value reads back, under both page versions and
  * with encryption. The same file shape is read by DuckDB, parquet-wasm and
  * hyparquet in the interop run (interop_gen's
- * enc_dictionary_fallback_mid_row_group_v1/v2). */
+ * enc_dictionary_fallback_mid_row_group_v1/v2). And small_chunk_bytes: a
+ * chunk of one small page (its dictionary counted) is written
+ * UNCOMPRESSED, any other keeps the codec, and every value reads back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -162,9 +164,115 @@ static void test_dictionary_fallback_mid_row_group_encrypted(void **state)
     pq_crypto_key_free(&key);
 }
 
+/* Row r's value: one of five short ones (SHORT), or 40 bytes with no
+ * prefix in common with its neighbours', so that DELTA_BYTE_ARRAY does
+ * not make them small: distinct (WIDE), or five repeating (WIDE_FEW: a
+ * dictionary of 220 bytes and a few bytes of indices). */
+enum { SHORT, WIDE, WIDE_FEW };
+
+static int small_value(size_t r, int kind, char *buf, size_t cap)
+{
+    bool wide = kind != SHORT;
+    r = kind == WIDE_FEW ? r % 5 : r;
+    uint64_t h = (uint64_t)(r + 1) * 0x9E3779B97F4A7C15u;
+    return wide ? snprintf(buf, cap, "%016llx%016llx%08x", (unsigned long long)h,
+                           (unsigned long long)(h * 31), (unsigned)(h >> 7))
+                : snprintf(buf, cap, "v%zu", r % 5);
+}
+
+static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+{
+    pq_err err = {0};
+    pq_column_opts co;
+    pq_column_opts_default(&co);
+    pq_schema *s = pq_schema_new(NULL);
+    pq_node_spec leaf = {.name = "s", .repetition = PQ_OPTIONAL, .type = PQ_BYTE_ARRAY,
+                         .logical = {.kind = PQ_LT_STRING}, .field_id = -1, .opts = &co};
+    assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) >= 0);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.page_version = page_version;
+    o.page_max_rows = PAGE_ROWS;
+    o.small_chunk_bytes = small;
+    pq_writer *w = NULL;
+    if (pq_writer_open(&w, s, &o, pqt_mem_sink(out), &err) != 0)
+        fail_msg("open: %s", err.msg);
+    char buf[64];
+    for (size_t r = 0; r < rows; r++) {
+        int n = small_value(r, wide, buf, sizeof buf);
+        assert_int_equal(pq_column_put_bytes(pq_writer_column(w, 0), 0, buf, (size_t)n), 0);
+        assert_int_equal(pq_writer_end_row(w, &err), 0);
+    }
+    if (pq_writer_close(w, &err) != 0)
+        fail_msg("close: %s", err.msg);
+    pq_writer_destroy(w);
+    pq_schema_destroy(s);
+}
+
+/* The codec of the file's one chunk; every value read back. */
+static int small_codec(const pq_buf *file, size_t rows, int wide)
+{
+    pq_err err = {0};
+    pqf_file f;
+    pqf_chunk ch;
+    if (pqf_open_mem(&f, file->data, file->len, "small", &err) != 0 ||
+        pqf_chunk_get(&f, 0, 0, &ch, &err) != 0)
+        fail_msg("open: %s", err.msg);
+    int codec = ch.codec;
+    pqf_close(&f);
+    pqc_opts ro = {0};
+    pqc_file c;
+    if (pqc_open_mem(&c, file->data, file->len, "small", &ro, &err) != 0)
+        fail_msg("read: %s", err.msg);
+    assert_int_equal(c.cols[0].n_levels, rows);
+    char want[64];
+    for (size_t r = 0; r < rows; r++) {
+        int n = small_value(r, wide, want, sizeof want);
+        size_t len;
+        const uint8_t *got = pqc_value(&c.cols[0], r, &len);
+        assert_int_equal(len, (size_t)n);
+        assert_memory_equal(got, want, len);
+    }
+    pqc_close(&c);
+    return codec;
+}
+
+static void test_small_chunk_uncompressed(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t rows;
+        int wide;
+        size_t small;
+        int codec;
+    } cases[] = {
+        {10, SHORT, 192, PQ_CODEC_UNCOMPRESSED}, /* a few bytes of indices and values */
+        {10, SHORT, 0, PQ_CODEC_ZSTD},           /* the option off */
+        {10, WIDE, 192, PQ_CODEC_ZSTD},          /* 400 bytes of values */
+        {10, WIDE, 1024, PQ_CODEC_UNCOMPRESSED},
+        {40, WIDE_FEW, 192, PQ_CODEC_ZSTD},      /* the dictionary counts */
+        {40, WIDE_FEW, 1024, PQ_CODEC_UNCOMPRESSED},
+        {3000, SHORT, 192, PQ_CODEC_ZSTD},       /* 12 pages: the codec was chosen
+                                                    before the last */
+        {PAGE_ROWS, SHORT, 4096, PQ_CODEC_UNCOMPRESSED},
+    };
+    for (int v = 1; v <= 2; v++) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            pq_buf out;
+            pq_buf_init(&out);
+            write_small(&out, cases[i].rows, cases[i].wide, cases[i].small, v);
+            int got = small_codec(&out, cases[i].rows, cases[i].wide);
+            if (got != cases[i].codec)
+                fail_msg("page v%d, case %zu: codec %d, want %d", v, i, got, cases[i].codec);
+            pq_buf_free(&out);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_chunk_uncompressed),
         cmocka_unit_test(test_dictionary_falls_back_mid_row_group),
         cmocka_unit_test(test_dictionary_fallback_mid_row_group_encrypted),
     };
