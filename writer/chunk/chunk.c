@@ -15,6 +15,7 @@
  * a copy; only the rows of a page still open when a feed ends are copied
  * into cw->open. */
 #include "chooser.h"
+#include "chunk.h"
 #include "colfinish.h"
 #include "openpage.h"
 #include "page.h"
@@ -30,7 +31,18 @@ int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err)
     if (rc != 0)
         return o->mem ? pq_err_set(err, PQ_ENOMEM, "writer: out of memory") : rc;
     o->offset += n;
+    if (o->spill && o->mem->len >= PQ_OUT_SPILL_BYTES)
+        return pq_out_spill(o, err);
     return PQ_OK;
+}
+
+int pq_out_spill(pq_out *o, pq_err *err)
+{
+    if (o->mem->len == 0)
+        return PQ_OK;
+    int rc = o->sink.write(o->sink.ctx, o->mem->data, o->mem->len, err);
+    pq_buf_reset(o->mem);
+    return rc;
 }
 
 void pq_chunk_work_init(pq_chunk_work *w)

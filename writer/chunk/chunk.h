@@ -8,6 +8,8 @@
 #include "colwriter.h"
 
 int pq_out_write(pq_out *o, const void *p, size_t n, pq_err *err);
+/* With o->spill: hands what o->mem gathered to the sink and empties it. */
+int pq_out_spill(pq_out *o, pq_err *err);
 
 void pq_chunk_meta_free(pq_chunk_meta *m);
 /* Gives back the growth room of its arrays: a file keeps every chunk's

@@ -44,12 +44,19 @@ typedef struct pq_chunk_opts {
 
 /* Where chunk bytes go, and the offset they land at: a sink at the file
  * offset, or (mem set) a memory buffer, offsets counted from where the
- * caller started it. Pages are built straight into mem, sparing a copy. */
+ * caller started it. Pages are built straight into mem, sparing a copy.
+ * With spill also set, mem gathers bytes bound for the sink (offsets are
+ * the file's) and hands them over once PQ_OUT_SPILL_BYTES have gathered,
+ * or at pq_out_spill: the file's tail is two or three small modules per
+ * column, and one write(2) each cost more than encoding them. */
 typedef struct pq_out {
     pq_sink sink;
     uint64_t offset;
     pq_buf *mem;
+    bool spill;
 } pq_out;
+
+#define PQ_OUT_SPILL_BYTES ((size_t)256 * 1024)
 
 /* One data page as the OffsetIndex and ColumnIndex describe it. */
 typedef struct pq_page_entry {

@@ -753,12 +753,16 @@ static int write_footer(pq_writer *w, pq_err *err)
     return rc;
 }
 
-int pq_writer_close(pq_writer *w, pq_err *err)
+/* Bloom filters, page indexes and the footer, gathered into few writes
+ * (pq_out's spill): 1,000 partitioned files of 55 leaves made 83 write(2)
+ * calls each, a seventh of the run's system time. */
+static int write_file_tail(pq_writer *w, pq_err *err)
 {
-    int rc = pq_writer_flush_row_group(w, err);
-    if (rc != 0)
-        return rc;
-    rc = write_bloom_filters(w, err);
+    pq_buf gather;
+    pq_buf_init(&gather);
+    w->out.mem = &gather;
+    w->out.spill = true;
+    int rc = write_bloom_filters(w, err);
     if (rc == 0 && w->opts.page_index) {
         rc = write_page_indexes(w, true, err);
         rc = rc ? rc : write_page_indexes(w, false, err);
@@ -766,6 +770,19 @@ int pq_writer_close(pq_writer *w, pq_err *err)
     if (rc == 0 && w->crypto)
         rc = encrypt_column_metadata(w, err);
     rc = rc ? rc : write_footer(w, err);
+    rc = rc ? rc : pq_out_spill(&w->out, err);
+    w->out.mem = NULL;
+    w->out.spill = false;
+    pq_buf_free(&gather);
+    return rc;
+}
+
+int pq_writer_close(pq_writer *w, pq_err *err)
+{
+    int rc = pq_writer_flush_row_group(w, err);
+    if (rc != 0)
+        return rc;
+    rc = write_file_tail(w, err);
     w->closed = true;
     if (rc != 0)
         w->failed = rc;
