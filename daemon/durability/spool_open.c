@@ -101,6 +101,7 @@ static sp_spool *spool_new(const char *dir, uint64_t segment_bytes)
     dm_mutex_init(&s->seg_mu);
     dm_mutex_init(&s->ckpt_mu);
     dm_mutex_init(&s->sync_mu);
+    dm_mutex_init(&s->reap_mu);
     pq_buf_init(&s->buf);
     s->dir = strdup(dir);
     s->path = malloc(strlen(dir) + SP_NAME_LEN + 2);
