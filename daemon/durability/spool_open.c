@@ -336,6 +336,26 @@ static int scan_and_repair(sp_spool *s, const uint64_t *firsts, size_t n,
     return rc;
 }
 
+/* Removes the segments wholly below the watermark before the scan: every
+ * record of one is below the next segment's first seq (sp_trim's bound),
+ * so none is ever replayed, and reading them back to check their CRCs
+ * would only cost start-up time. A clean stop leaves them (sp_reap_hold):
+ * the whole spool at the stop. The last segment is always scanned. */
+static int drop_committed(sp_spool *s, uint64_t *firsts, size_t *n, pq_err *err)
+{
+    size_t drop = 0;
+    while (drop + 1 < *n && firsts[drop + 1] <= s->committed) {
+        sp_seg_path(s->path, s->dir, firsts[drop]);
+        if (unlink(s->path) != 0 && errno != ENOENT)
+            return pq_err_set(err, PQ_EIO, "spool %s: cannot remove a committed segment: %s",
+                              s->path, strerror(errno));
+        drop++;
+    }
+    memmove(firsts, firsts + drop, (*n - drop) * sizeof *firsts);
+    *n -= drop;
+    return PQ_OK;
+}
+
 /* Opens the last segment for appending, unless trimmed or not continuable. */
 static int open_tail(sp_spool *s, pq_err *err)
 {
@@ -389,6 +409,7 @@ int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_pub
     unlink(s->path);
     if ((rc = load_checkpoint(s, n, fn ? fn : local_published, user, report, &rewrite,
                               err)) != 0 ||
+        (rc = drop_committed(s, firsts, &n, err)) != 0 ||
         (rc = scan_and_repair(s, firsts, n, report, err)) != 0 ||
         (rc = sp_trim(s, s->committed, false, err)) != 0 || (rc = open_tail(s, err)) != 0)
         goto fail;
