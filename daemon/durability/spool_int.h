@@ -238,8 +238,12 @@ void sp_sync_stop(sp_spool *s);
  * (spool_reap.c). false when it is not running (or out of memory): the
  * caller unlinks the file itself. Publisher. */
 bool sp_reap_queue(sp_spool *s, uint64_t first);
+/* sp_open, before the remover starts: the first n committed segments
+ * found on disk go to its queue. false: out of memory. */
+bool sp_reap_prequeue(sp_spool *s, const uint64_t *firsts, size_t n);
 /* Stops the remover; what is still queued stays on disk (below the
- * watermark: the next sp_open removes it). sp_close. */
+ * watermark: the next sp_open queues it again). If it never ran, what
+ * sp_open queued is unlinked here. sp_close. */
 void sp_reap_stop(sp_spool *s);
 
 /* Appends a segment entry. PQ_ENOMEM. */

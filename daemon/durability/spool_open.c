@@ -336,21 +336,20 @@ static int scan_and_repair(sp_spool *s, const uint64_t *firsts, size_t n,
     return rc;
 }
 
-/* Removes the segments wholly below the watermark before the scan: every
- * record of one is below the next segment's first seq (sp_trim's bound),
- * so none is ever replayed, and reading them back to check their CRCs
- * would only cost start-up time. A clean stop leaves them (sp_reap_hold):
- * the whole spool at the stop. The last segment is always scanned. */
+/* Leaves out the segments wholly below the watermark: every record of one
+ * is below the next segment's first seq (sp_trim's bound), so none is
+ * ever replayed, and reading them back to check their CRCs would only
+ * cost start-up time. A clean stop leaves them (sp_reap_hold): the whole
+ * spool at the stop. They are queued for the remover, which sp_reap_start
+ * starts (so a start does not wait for their unlinks either), or removed
+ * by sp_close if it never ran. The last segment is always scanned. */
 static int drop_committed(sp_spool *s, uint64_t *firsts, size_t *n, pq_err *err)
 {
     size_t drop = 0;
-    while (drop + 1 < *n && firsts[drop + 1] <= s->committed) {
-        sp_seg_path(s->path, s->dir, firsts[drop]);
-        if (unlink(s->path) != 0 && errno != ENOENT)
-            return pq_err_set(err, PQ_EIO, "spool %s: cannot remove a committed segment: %s",
-                              s->path, strerror(errno));
+    while (drop + 1 < *n && firsts[drop + 1] <= s->committed)
         drop++;
-    }
+    if (drop > 0 && !sp_reap_prequeue(s, firsts, drop))
+        return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
     memmove(firsts, firsts + drop, (*n - drop) * sizeof *firsts);
     *n -= drop;
     return PQ_OK;

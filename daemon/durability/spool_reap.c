@@ -15,9 +15,11 @@
  * unlink leaves, which sp_open removes (before replay, which starts at
  * the watermark and never reads below it). So a removal that fails, or
  * that sp_reap_hold (a clean stop) or sp_close leaves queued, is redone
- * by the next sp_open.
+ * by the next sp_open, which queues such segments here too (without
+ * reading them), so a start does not wait for them either.
  *
- * Threads: the publisher queues (sp_trim, through sp_reap_queue); the
+ * Threads: sp_open prequeues, before the spool is shared; the publisher
+ * queues (sp_trim, through sp_reap_queue); the
  * appender (the loop thread) starts, holds and, in sp_close, stops the
  * helper; the helper only unlinks files named by the queue. reap_mu
  * guards the queue and the flags, never held across an unlink. */
@@ -84,6 +86,17 @@ int sp_reap_start(sp_spool *s, pq_err *err)
     return PQ_OK;
 }
 
+bool sp_reap_prequeue(sp_spool *s, const uint64_t *firsts, size_t n)
+{
+    assert(!s->reap_up && s->reap_n == 0);
+    s->reap_q = malloc(n * sizeof *s->reap_q);
+    if (s->reap_q == NULL)
+        return false;
+    memcpy(s->reap_q, firsts, n * sizeof *firsts);
+    s->reap_n = s->reap_cap = n;
+    return true;
+}
+
 bool sp_reap_queue(sp_spool *s, uint64_t first)
 {
     dm_mutex_lock(&s->reap_mu);
@@ -111,14 +124,27 @@ void sp_reap_hold(sp_spool *s)
     dm_mutex_unlock(&s->reap_mu);
 }
 
+/* Without a remover, what sp_open queued goes now (s->path is free:
+ * nothing appends any more). */
+static void unlink_queued(sp_spool *s)
+{
+    for (size_t i = 0; i < s->reap_n && s->path != NULL; i++) {
+        sp_seg_path(s->path, s->dir, s->reap_q[i]);
+        (void)unlink(s->path);   /* a failure: the next sp_open tries again */
+    }
+    s->reap_n = 0;
+}
+
 void sp_reap_stop(sp_spool *s)
 {
     dm_mutex_lock(&s->reap_mu);
-    bool up = s->reap_up;
+    bool up = s->reap_up, ran = s->reap_path != NULL;
     s->reap_quit = true;
     s->reap_up = false;          /* later trims unlink themselves */
     pthread_cond_signal(&s->reap_cv);
     dm_mutex_unlock(&s->reap_mu);
+    if (!ran)
+        unlink_queued(s);
     if (!up)
         return;
     pthread_join(s->reap_thread, NULL);  /* at most the unlink under way */
