@@ -51,7 +51,6 @@ static void *reap_main(void *arg)
     dm_mutex_lock(&s->reap_mu);
     while (next_job(s, &first)) {
         dm_mutex_unlock(&s->reap_mu);
-        assert(pthread_equal(pthread_self(), s->reap_thread));
         sp_seg_path(s->reap_path, s->dir, first);
         /* A failure leaves the file for the next sp_open (top of file). */
         (void)unlink(s->reap_path);
