@@ -81,6 +81,7 @@ void sp_close(sp_spool *s)
     if (s == NULL)
         return;
     sp_sync_stop(s);
+    sp_reap_stop(s);
     for (size_t i = 0; i < s->nunsynced; i++)
         close(s->unsynced[i].fd);
     if (s->fd >= 0)
@@ -92,6 +93,9 @@ void sp_close(sp_spool *s)
     dm_mutex_destroy(&s->seg_mu);
     dm_mutex_destroy(&s->ckpt_mu);
     dm_mutex_destroy(&s->sync_mu);
+    dm_mutex_destroy(&s->reap_mu);
+    free(s->reap_q);
+    free(s->reap_path);
     free(s->segs);
     free(s->path);
     free(s->trim_path);
@@ -391,7 +395,7 @@ int sp_trim(sp_spool *s, uint64_t end, bool keep_last, pq_err *err)
      * peeked under the lock is still the front one after the unlink. */
     while (front_trimmable(s, end, keep_last, &front)) {
         sp_seg_path(s->trim_path, s->dir, front.first);
-        if (unlink(s->trim_path) != 0 && errno != ENOENT)
+        if (!sp_reap_queue(s, front.first) && unlink(s->trim_path) != 0 && errno != ENOENT)
             return pq_err_set(err, PQ_EIO, "spool %s: cannot remove a committed segment: %s",
                               s->trim_path, strerror(errno));
         dm_mutex_lock(&s->seg_mu);

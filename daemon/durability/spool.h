@@ -10,7 +10,9 @@
  * (whichever pipeline worker publishes a file, one at a time) calls
  * sp_checkpoint_intent and sp_checkpoint_commit, which write and fsync the
  * checkpoint and unlink trimmed segments without holding anything the
- * appender waits for (spool_int.h says which lock guards what). The other
+ * appender waits for (spool_int.h says which lock guards what); once the
+ * appender has called sp_reap_start, those unlinks run on a third helper,
+ * parqd-reap (spool_reap.c), and sp_reap_hold stops them. The other
  * getters may be called from any thread. A sp_reader has its own file
  * descriptors and may run on any one thread at a time, alongside appends
  * (it reads only what was flushed before it reached the end).
@@ -106,6 +108,16 @@ int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_pub
                  void *user, sp_open_report *report, pq_err *err);
 /* Closes (flushing nothing: call sp_flush/sp_sync first). */
 void sp_close(sp_spool *s);
+/* From now on committed segments are removed by a helper thread,
+ * "parqd-reap" (spool_reap.c), not by the publisher that commits them:
+ * an unlink of a synced segment costs tens of ms. Appender, before the
+ * spool is shared with a publisher. PQ_ENOMEM (then the publisher keeps
+ * removing them itself). */
+int sp_reap_start(sp_spool *s, pq_err *err);
+/* A clean stop: no more removals start. The committed segments still on
+ * disk (below the checkpoint's watermark, never replayed) are removed by
+ * the next sp_open. Appender. */
+void sp_reap_hold(sp_spool *s);
 
 /* Buffers one record and returns its seq. Only PQ_ENOMEM can fail. */
 int sp_append(sp_spool *s, int64_t ingest_us, const char *source, size_t source_len,

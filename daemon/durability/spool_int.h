@@ -217,6 +217,15 @@ struct sp_spool {
     bool sync_thread_up;     /* appender only */
     pthread_t sync_thread;
     uint64_t synced_seq;     /* appender only: records < this are fdatasync'd */
+    /* the remover (spool_reap.c). reap_mu guards the queue of committed
+     * segments' first seqs and the flags; reap_path is the helper's */
+    dm_mutex reap_mu;
+    pthread_cond_t reap_cv;
+    uint64_t *reap_q;
+    size_t reap_n, reap_cap;
+    bool reap_up, reap_hold, reap_quit;
+    pthread_t reap_thread;
+    char *reap_path;
 };
 
 /* Waits for a background sync and collects its result (spool_sync.c).
@@ -225,13 +234,26 @@ int sp_sync_wait(sp_spool *s, pq_err *err);
 /* Stops the helper thread and closes the fds a job still holds. */
 void sp_sync_stop(sp_spool *s);
 
+/* Queues the removal of committed segment `first` for the remover
+ * (spool_reap.c). false when it is not running (or out of memory): the
+ * caller unlinks the file itself. Publisher. */
+bool sp_reap_queue(sp_spool *s, uint64_t first);
+/* sp_open, before the remover starts: the first n committed segments
+ * found on disk go to its queue. false: out of memory. */
+bool sp_reap_prequeue(sp_spool *s, const uint64_t *firsts, size_t n);
+/* Stops the remover; what is still queued stays on disk (below the
+ * watermark: the next sp_open queues it again). If it never ran, what
+ * sp_open queued is unlinked here. sp_close. */
+void sp_reap_stop(sp_spool *s);
+
 /* Appends a segment entry. PQ_ENOMEM. */
 int sp_segs_push(sp_spool *s, uint64_t first, uint64_t bytes, pq_err *err);
 /* Removes the segment files whose records are all < end (the last one's
  * bound is flushed_seq). With keep_last (the publisher, while the
  * appender may be writing it) the last segment stays, and if it is wholly
  * below end the appender is asked to roll, so the next trim takes it.
- * Takes seg_mu for the list; unlinks outside it. 0 or PQ_EIO. */
+ * Takes seg_mu for the list; unlinks outside it, or queues the unlinks
+ * for the remover once sp_reap_start ran. 0 or PQ_EIO. */
 int sp_trim(sp_spool *s, uint64_t end, bool keep_last, pq_err *err);
 
 /* A reader over a directory without an sp_spool (spool_dump). */

@@ -101,6 +101,7 @@ static sp_spool *spool_new(const char *dir, uint64_t segment_bytes)
     dm_mutex_init(&s->seg_mu);
     dm_mutex_init(&s->ckpt_mu);
     dm_mutex_init(&s->sync_mu);
+    dm_mutex_init(&s->reap_mu);
     pq_buf_init(&s->buf);
     s->dir = strdup(dir);
     s->path = malloc(strlen(dir) + SP_NAME_LEN + 2);
@@ -335,6 +336,25 @@ static int scan_and_repair(sp_spool *s, const uint64_t *firsts, size_t n,
     return rc;
 }
 
+/* Leaves out the segments wholly below the watermark: every record of one
+ * is below the next segment's first seq (sp_trim's bound), so none is
+ * ever replayed, and reading them back to check their CRCs would only
+ * cost start-up time. A clean stop leaves them (sp_reap_hold): the whole
+ * spool at the stop. They are queued for the remover, which sp_reap_start
+ * starts (so a start does not wait for their unlinks either), or removed
+ * by sp_close if it never ran. The last segment is always scanned. */
+static int drop_committed(sp_spool *s, uint64_t *firsts, size_t *n, pq_err *err)
+{
+    size_t drop = 0;
+    while (drop + 1 < *n && firsts[drop + 1] <= s->committed)
+        drop++;
+    if (drop > 0 && !sp_reap_prequeue(s, firsts, drop))
+        return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
+    memmove(firsts, firsts + drop, (*n - drop) * sizeof *firsts);
+    *n -= drop;
+    return PQ_OK;
+}
+
 /* Opens the last segment for appending, unless trimmed or not continuable. */
 static int open_tail(sp_spool *s, pq_err *err)
 {
@@ -388,6 +408,7 @@ int sp_open_with(sp_spool **out, const char *dir, uint64_t segment_bytes, sp_pub
     unlink(s->path);
     if ((rc = load_checkpoint(s, n, fn ? fn : local_published, user, report, &rewrite,
                               err)) != 0 ||
+        (rc = drop_committed(s, firsts, &n, err)) != 0 ||
         (rc = scan_and_repair(s, firsts, n, report, err)) != 0 ||
         (rc = sp_trim(s, s->committed, false, err)) != 0 || (rc = open_tail(s, err)) != 0)
         goto fail;

@@ -63,6 +63,64 @@ static void test_spool_commit_trims_exactly_the_segments_below_the_watermark(voi
     sp_close(s);
 }
 
+/* With the remover (spool_reap.c) the commit takes the segments off the
+ * list at once and their files go on its thread; after sp_reap_hold (a
+ * clean stop) they stay, and the next sp_open leaves them out unread,
+ * queued for its own remover, and replays from the watermark. */
+static bool segments_are(const char *want)
+{
+    char names[200];
+    for (int i = 0; i < 2000; i++) {     /* 2 s at most */
+        segments(names, sizeof names);
+        if (strcmp(names, want) == 0)
+            return true;
+        usleep(1000);
+    }
+    print_error("segments: %s, wanted %s\n", names, want);
+    return false;
+}
+
+static void test_spool_remover_unlinks_committed_segments_and_a_hold_leaves_them(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    sp_spool *s = open_ok(100, NULL);
+    assert_int_equal(sp_reap_start(s, &err), 0);
+    for (int i = 0; i < 4; i++) {
+        append_seq_lines(s, 3);
+        flush_ok(s);
+    }
+    assert_true(segments_are("1 4 7 10"));
+    assert_int_equal(sp_checkpoint_commit(s, 7, &err), 0);
+    assert_true(segments_are("7 10"));
+    assert_int_equal(sp_disk_bytes(s), segments_bytes());
+    sp_reap_hold(s);
+    assert_int_equal(sp_checkpoint_commit(s, 10, &err), 0);
+    assert_int_equal(sp_committed(s), 10);
+    usleep(20000);
+    assert_true(segments_are("7 10"));           /* held: 7 stays on disk */
+    expect_seq_lines(s, sp_committed(s), 10, 13);
+    sp_close(s);
+    /* The next start does not read segment 7 and leaves it to its remover
+     * (or, without one, to sp_close). */
+    sp_open_report rep;
+    s = open_ok(100, &rep);
+    char names[200];
+    segments(names, sizeof names);
+    assert_string_equal(names, "7 10");
+    assert_int_equal(sp_committed(s), 10);
+    assert_int_equal(rep.records, 3);
+    expect_seq_lines(s, sp_committed(s), 10, 13);
+    sp_close(s);
+    segments(names, sizeof names);
+    assert_string_equal(names, "10");
+    s = open_ok(100, &rep);
+    assert_int_equal(sp_reap_start(s, &err), 0);
+    assert_true(segments_are("10"));
+    expect_seq_lines(s, sp_committed(s), 10, 13);
+    sp_close(s);
+}
+
 /* After everything is committed and trimmed, seqs still continue across a
  * restart (the watermark, not the segments, says where). */
 static void test_spool_seq_continues_from_the_watermark_when_no_segment_is_left(void **state)
@@ -108,7 +166,7 @@ static void intent_then_crash(bool final_exists)
     if (final_exists) {
         assert_int_equal(sp_committed(s), 8);
         assert_non_null(strstr(rep.warning, "had completed"));
-        assert_string_equal(names, "7");         /* 4..6 trimmed */
+        assert_string_equal(names, "4 7");       /* 4..6 committed: unread, queued */
         assert_int_equal(rep.records, 2);
         expect_seq_lines(s, sp_committed(s), 8, 10);
     } else {
@@ -119,7 +177,9 @@ static void intent_then_crash(bool final_exists)
         expect_seq_lines(s, sp_committed(s), 4, 10);
     }
     assert_int_equal(sp_next_seq(s), 10);
-    sp_close(s);
+    sp_close(s);                                 /* no remover ran: it unlinks 4 */
+    segments(names, sizeof names);
+    assert_string_equal(names, final_exists ? "7" : "4 7");
     /* Settled for good: the checkpoint was rewritten without the intent,
      * so removing the file now changes nothing. */
     unlink(final_path);
@@ -329,6 +389,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         T(test_spool_commit_trims_exactly_the_segments_below_the_watermark),
         T(test_spool_seq_continues_from_the_watermark_when_no_segment_is_left),
+        T(test_spool_remover_unlinks_committed_segments_and_a_hold_leaves_them),
         T(test_spool_intent_with_the_final_file_present_counts_as_committed),
         T(test_spool_intent_without_the_final_file_is_dropped),
         T(test_spool_intent_rejects_seqs_outside_the_spool),
