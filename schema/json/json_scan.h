@@ -11,16 +11,20 @@
 #include <emmintrin.h>
 #endif
 
-/* Skips plain string bytes (printable ASCII other than '"' and '\\') and
- * returns the first other byte, or end. With SSE2 (every x86-64) sixteen
- * bytes at a time; then, or elsewhere, eight bytes at a time: a byte is
- * special when it is < 0x20, == '"', == '\\' or has its top bit set; the
- * classic "has zero/less byte" bit tricks never flag a byte below the
- * first truly special one, so the lowest flag is exact. */
-static inline const uint8_t *json_skip_plain(const uint8_t *c, const uint8_t *end)
+/* A plain byte: printable ASCII other than '"' and '\\'. */
+static inline int json_plain_byte(uint8_t b)
 {
+    return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+}
+
+/* The tiers of json_skip_plain. Each skips plain bytes while it can and
+ * stops at the first other byte or where fewer bytes than it takes at a
+ * time remain; the differential fuzz target fuzz_json_scan runs each to
+ * its end against json_skip_plain_bytes on arbitrary input. */
 #if defined(__SSE2__)
-    /* 16 at a time: as signed bytes, both < 0x20 and >= 0x80 are < 0x20. */
+/* Sixteen at a time: as signed bytes, both < 0x20 and >= 0x80 are < 0x20. */
+static inline const uint8_t *json_skip_plain_sse2(const uint8_t *c, const uint8_t *end)
+{
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i bslash = _mm_set1_epi8('\\');
     const __m128i space = _mm_set1_epi8(0x20);
@@ -34,8 +38,17 @@ static inline const uint8_t *json_skip_plain(const uint8_t *c, const uint8_t *en
             return c + __builtin_ctz(mask);
         c += 16;
     }
+    return c;
+}
 #endif
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight at a time: a byte is special when it is < 0x20, == '"', == '\\'
+ * or has its top bit set; the classic "has zero/less byte" bit tricks
+ * never flag a byte below the first truly special one, so the lowest flag
+ * is exact. */
+static inline const uint8_t *json_skip_plain_swar(const uint8_t *c, const uint8_t *end)
+{
     const uint64_t ones = 0x0101010101010101ULL;
     const uint64_t highs = 0x8080808080808080ULL;
     while (end - c >= 8) {
@@ -49,10 +62,34 @@ static inline const uint8_t *json_skip_plain(const uint8_t *c, const uint8_t *en
             return c + (__builtin_ctzll(t) >> 3);
         c += 8;
     }
+    return c;
+}
 #endif
-    while (c < end && *c >= 0x20 && *c < 0x80 && *c != '"' && *c != '\\')
+
+static inline const uint8_t *json_skip_plain_bytes(const uint8_t *c, const uint8_t *end)
+{
+    while (c < end && json_plain_byte(*c))
         c++;
     return c;
+}
+
+/* Skips plain string bytes and returns the first other byte, or end: SSE2
+ * (every x86-64) sixteen bytes at a time, then (or elsewhere) eight, then
+ * one. A tier that stopped with its width still left stopped at a special
+ * byte, which is the answer. */
+static inline const uint8_t *json_skip_plain(const uint8_t *c, const uint8_t *end)
+{
+#if defined(__SSE2__)
+    c = json_skip_plain_sse2(c, end);
+    if (end - c >= 16)
+        return c;
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    c = json_skip_plain_swar(c, end);
+    if (end - c >= 8)
+        return c;
+#endif
+    return json_skip_plain_bytes(c, end);
 }
 
 #endif
