@@ -71,6 +71,7 @@ static int trie_add(sh_shredder *s, int column, pq_err *err)
         return pq_err_set(err, PQ_EINVAL, "column '%s': its path overlaps another column's", c->name);
     n->column = column;
     n->plain = shv_is_plain_scalar(c->type);
+    n->plain_list = c->type->kind == SC_LIST && shv_is_plain_scalar(c->type->elem);
     return PQ_OK;
 }
 
