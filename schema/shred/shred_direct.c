@@ -9,7 +9,8 @@
  * scanners (json_scan.h's string scan, a small-integer read, else
  * json_scan_number: the parser's own code) and converted by the column's
  * own conversion (shv_put_scalar), and the next member is tried the same
- * way, all without a callback per token. The general path's key, value
+ * way, all without a callback per token; so is an array of a top-level
+ * list of plain scalars (direct_list). The general path's key, value
  * and fast_scalar steps (shred.c, shred_value.c) are replaced, with the
  * same effects on the shredder's state, so rows, files and errors are
  * identical whichever path a member takes. Members of objects mirrored
@@ -289,6 +290,43 @@ static int variant_member(sh_shredder *s, vr_builder *b, const char *at, const c
     return rc ? rc : SHD_KEY;
 }
 
+/* The array at c (its '[') into a top-level list column of plain scalars
+ * t, as the events would put it (shred.c's on_value for a list frame:
+ * rep 0, then the element's level; an empty list present at t->def).
+ * Compact JSON only. An element the direct put does not take (a null, a
+ * container, a wrong type, whitespace) drops what the row put into the
+ * column and returns SHV_MISMATCH: the parser reads the list as events.
+ * Not inlined: in shd_member's loop it cost every member more than the
+ * call costs a list (callgrind, default schema). */
+static __attribute__((noinline))
+int direct_list(sh_shredder *s, const sc_type *t, const char *c, const char *end,
+                const char **next)
+{
+    const sc_type *e = t->elem;
+    if (c + 1 < end && c[1] == ']') {
+        *next = c + 2;
+        return shv_nulls(s, t, 0, t->def);
+    }
+    uint16_t rep = 0;
+    for (const char *p = c + 1;; rep = e->rep) {
+        const char *after = p;
+        int rc = direct_value(s, e, rep, p, end, &after);
+        if (rc == 0 && after < end && (*after == ',' || *after == ']')) {
+            p = after + 1;
+            if (*after == ']') {
+                *next = p;
+                return PQ_OK;
+            }
+            continue;
+        }
+        if (rc != 0 && rc != SHV_MISMATCH)
+            return rc;
+        for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
+            pq_rowgroup_abort_leaf(s->rg, (size_t)l);
+        return SHV_MISMATCH;
+    }
+}
+
 /* A member of a routed object: shred.c's on_key for the predicted child,
  * then fast_scalar's put for a top-level plain scalar column. */
 static int route_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
@@ -305,10 +343,12 @@ static int route_member(sh_shredder *s, sh_frame *top, const char *at, const cha
     if (v == NULL)
         return SHV_MISMATCH;
     top->last_child = guess;
-    if (child->plain) {
+    if (child->plain || child->plain_list) {
         sh_colstate *cs = &s->cols[child->column];
         if (!cs->seen && !cs->failed) {
-            int rc = direct_value(s, s->spec->columns[child->column].type, 0, v, end, next);
+            const sc_type *t = s->spec->columns[child->column].type;
+            int rc = !child->plain ? (*v == '[' ? direct_list(s, t, v, end, next) : SHV_MISMATCH)
+                                   : direct_value(s, t, 0, v, end, next);
             if (rc != SHV_MISMATCH) {
                 cs->seen = rc == 0;
                 cs->raw_start = (size_t)(v - s->line);

@@ -56,6 +56,8 @@ typedef struct sh_trie {
     int column;                  /* index into spec->columns, -1 none */
     bool plain;                  /* column's values are plain scalars
                                     (shv_is_plain_scalar) */
+    bool plain_list;             /* a list of plain scalars: its arrays
+                                    are read by shred_direct.c */
     sh_keypat pat;               /* its key, for shred_direct.c */
 } sh_trie;
 

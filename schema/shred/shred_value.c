@@ -442,9 +442,14 @@ int shv_rest_open_path(sh_shredder *s)
 /* ---- Variant columns ------------------------------------------------------------ */
 
 /* Shredded per t->shred by vshred.c (VariantShredding.md): what matches the
- * typed_value layout goes there, the rest stays in `value`. */
+ * typed_value layout goes there, the rest stays in `value`. v is always a
+ * builder's, so an unshredded column (the rest column) takes it unchecked
+ * (vs_write_built); the general-only shredder keeps vs_write, so that
+ * fuzz_shred compares the two. */
 int shv_write_variant(sh_shredder *s, const sc_type *t, const vr_variant *v, uint16_t rep)
 {
+    if (!s->general_only)
+        return vs_write_built(&s->vshred, s->rg, t, v, rep, s->err);
     return vs_write(&s->vshred, s->rg, t, v, rep, s->err);
 }
 

@@ -230,6 +230,13 @@ bool vr_double_decimal(double x, uint32_t scale, vr_i128 *unscaled);
  * given. After a failure, reset before reuse. */
 int vr_finish(vr_builder *b, vr_variant *out);
 
+/* vr_begin_object, vr_end_object and vr_finish on a record given no value
+ * yet, with the same result and builder state; when the dictionary is
+ * empty (a fresh builder, or a shared one whose last record used no key)
+ * the value is a constant and nothing is encoded or sorted: the rest
+ * column's record that leaves nothing over. */
+int vr_finish_empty_object(vr_builder *b, vr_variant *out);
+
 /* ---- stateless appenders: one encoded value onto out --------------------- */
 
 int vr_value_append_null(pq_buf *out);

@@ -186,3 +186,26 @@ int vr_finish(vr_builder *b, vr_variant *out)
     out->value_len = b->stack.len;
     return 0;
 }
+
+int vr_finish_empty_object(vr_builder *b, vr_variant *out)
+{
+    /* header (object, 1-byte ids and offsets), 0 fields, end offset 0:
+     * what vr_end_object writes for {} */
+    static const uint8_t empty[] = {VR_BASIC_OBJECT, 0, 0};
+    if (b->nframes > 0 || b->have_root || b->nkeys > 0) {
+        int rc = vr_begin_object(b);
+        rc = rc ? rc : vr_end_object(b);
+        return rc ? rc : vr_finish(b, out);
+    }
+    if (!b->opts.shared_dict || b->meta.len == 0) {
+        int rc = vr_write_meta(b);
+        if (rc != 0)
+            return rc;
+        b->meta_keys = 0;
+    }
+    out->metadata = b->meta.data;
+    out->metadata_len = b->meta.len;
+    out->value = empty;
+    out->value_len = sizeof empty;
+    return 0;
+}

@@ -591,6 +591,18 @@ int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *
     return write_variant(st, rg, t, v, rep, true, err);
 }
 
+int vs_write_built(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                   uint16_t rep, pq_err *err)
+{
+    size_t n = 0;
+    pq_column *cols = pq_rowgroup_columns(rg, &n);
+    if (t->kind != SC_VARIANT || t->shred == NULL || t->shred->kind != SC_SHRED_NONE ||
+        (size_t)t->metadata_leaf >= n || (size_t)t->shred->value_leaf >= n)
+        return vs_write(st, rg, t, v, rep, err);
+    int rc = pq_column_put_bytes(&cols[t->metadata_leaf], rep, v->metadata, v->metadata_len);
+    return rc ? rc : pq_column_put_bytes(&cols[t->shred->value_leaf], rep, v->value, v->value_len);
+}
+
 int vs_write_value(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
                    uint16_t rep, pq_err *err)
 {

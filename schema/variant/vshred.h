@@ -98,6 +98,14 @@ int vs_write(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *
 int vs_write_value(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
                    uint16_t rep, pq_err *err);
 
+/* vs_write of a Variant a builder has just finished (vr_finish: well-formed,
+ * its value exactly one value) into a column whose shred tree is empty
+ * (SC_SHRED_NONE: metadata and value only): the two byte strings put as
+ * they are, without vs_write's checks and decoding, same leaves. Any other
+ * column takes vs_write. */
+int vs_write_built(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                   uint16_t rep, pq_err *err);
+
 /* A primitive converted to a shredded column's physical type. */
 typedef struct vs_typed {
     int64_t i;            /* BOOLEAN (0/1), INT32, INT64 */

@@ -18,7 +18,11 @@
  * conversion the direct parse makes (string, enum, ints, double, bool,
  * decimal, uuid, timestamp), struct fields among them (a required one),
  * a default, and keys it must leave to the parser (a space, non-ASCII);
- * Variant and rest values (members read straight into their builders).
+ * Variant and rest values (members read straight into their builders),
+ * the Variant shredded into typed leaves (typed_value/value per field:
+ * strings, an integer, a bool, a nested object), and a list of strings
+ * (arrays read element by element, or left to the parser on a surprise);
+ * the rest column's empty object is a constant on the fast side only.
  * Two more schemas have no column path: every member to the rest column
  * (the default schema's shape), or, without one, nowhere. */
 #include "colspec.h"
@@ -59,7 +63,10 @@ static const char schema_yaml[] =
     "  - {name: spaced, type: int32, from: \"a b\"}\n"
     "  - {name: accent, type: string, from: \"cl\u00e9\"}\n"
     "  - {name: attrs, type: \"map<string,int64>\"}\n"
-    "  - {name: headers, type: variant, from: request.headers}\n"
+    "  - name: headers\n"
+    "    type: variant\n"
+    "    from: request.headers\n"
+    "    shred: {host: string, accept: string, n: int64, ok: bool, d: {x: int32}}\n"
     "  - {name: body, type: json}\n"
     "  - {name: rest, type: variant, from: \"*\"}\n";
 
