@@ -348,7 +348,9 @@ static int drop_committed(sp_spool *s, uint64_t *firsts, size_t *n, pq_err *err)
     size_t drop = 0;
     while (drop + 1 < *n && firsts[drop + 1] <= s->committed)
         drop++;
-    if (drop > 0 && !sp_reap_prequeue(s, firsts, drop))
+    if (drop == 0)
+        return PQ_OK;            /* also an empty spool, where firsts is NULL */
+    if (!sp_reap_prequeue(s, firsts, drop))
         return pq_err_set(err, PQ_ENOMEM, "spool %s: out of memory", s->dir);
     memmove(firsts, firsts + drop, (*n - drop) * sizeof *firsts);
     *n -= drop;
