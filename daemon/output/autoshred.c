@@ -302,14 +302,24 @@ static pl_layout *layout_find(pl_pipeline *p, const char *trees)
     return NULL;
 }
 
-/* A new layout for roots (its trees pass to it, also on failure: the
- * array is the caller's), kept in place of the oldest. */
+/* Frees the trees in roots (the array itself is the caller's). */
+static void roots_free(const pl_pipeline *p, sc_shred **roots)
+{
+    for (size_t i = 0; i < p->cfg.schema->n_columns; i++) {
+        sc_shred_free(roots[i]);
+        roots[i] = NULL;
+    }
+}
+
+/* A new layout for the trees in roots, kept in place of the oldest. The
+ * trees and their key pass to it, also on failure. */
 static int layout_new(pl_pipeline *p, sc_shred **roots, char *trees, pl_layout **out,
                       pq_err *err)
 {
     pl_layout *l = calloc(1, sizeof *l);
     if (l == NULL) {
         free(trees);
+        roots_free(p, roots);
         return pq_err_set(err, PQ_ENOMEM, "pipeline: out of memory");
     }
     atomic_init(&l->refs, 1);
@@ -331,6 +341,22 @@ static int layout_new(pl_pipeline *p, sc_shred **roots, char *trees, pl_layout *
     return 0;
 }
 
+/* The layout of the trees in roots, with a reference for the caller: a
+ * kept one of the same trees, else a new one. The trees pass to it, also
+ * on failure. */
+static int layout_for(pl_pipeline *p, sc_shred **roots, pl_layout **out, pq_err *err)
+{
+    char *trees = NULL;
+    int rc = trees_key(p, roots, &trees, err);
+    *out = rc == 0 ? layout_find(p, trees) : NULL;
+    if (rc != 0 || *out != NULL) {
+        free(trees);
+        roots_free(p, roots);
+        return rc;
+    }
+    return layout_new(p, roots, trees, out, err);
+}
+
 static int derive(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err)
 {
     const sc_schema *b = p->cfg.schema;
@@ -345,18 +371,11 @@ static int derive(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *
     bool any = false;
     for (size_t i = 0; i < b->n_columns; i++)
         any |= roots[i] != NULL;
-    char *trees = NULL;
-    /* nothing stable: the file keeps the pipeline's layout, no copy */
-    rc = rc || !any ? rc : trees_key(p, roots, &trees, err);
-    pl_layout *l = rc || !any ? NULL : layout_find(p, trees);
-    bool taken = rc == 0 && any && l == NULL;
-    if (taken) {
-        rc = layout_new(p, roots, trees, &l, err);
-        trees = NULL;
-    }
-    free(trees);
-    for (size_t i = 0; !taken && i < b->n_columns; i++)
-        sc_shred_free(roots[i]);
+    pl_layout *l = NULL;
+    if (rc == 0 && any)
+        rc = layout_for(p, roots, &l, err);
+    else
+        roots_free(p, roots);    /* nothing stable: the pipeline's layout, no copy */
     free(roots);
     if (l != NULL) {
         f->layout = l;

@@ -59,8 +59,8 @@
  * output keeps the codec on every chunk. */
 #define PL_SMALL_CHUNK_BYTES 192
 
-#define PL_PERIOD_KEY_MAX 128
-#define PL_LAYOUTS_KEPT 4        /* automatic-shredding layouts kept for reuse */    /* the directories' time fields, rendered */
+#define PL_PERIOD_KEY_MAX 128    /* the directories' time fields, rendered */
+#define PL_LAYOUTS_KEPT 4        /* automatic-shredding layouts kept for reuse */
 
 /* Marker batches: requests ordered with the data (workers.c). */
 enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
