@@ -137,15 +137,16 @@ static void unlink_queued(sp_spool *s)
 void sp_reap_stop(sp_spool *s)
 {
     dm_mutex_lock(&s->reap_mu);
-    bool up = s->reap_up, ran = s->reap_path != NULL;
+    bool up = s->reap_up;
     s->reap_quit = true;
     s->reap_up = false;          /* later trims unlink themselves */
-    pthread_cond_signal(&s->reap_cv);
+    if (up)                      /* reap_cv exists only once started */
+        pthread_cond_signal(&s->reap_cv);
     dm_mutex_unlock(&s->reap_mu);
-    if (!ran)
+    if (!up) {
         unlink_queued(s);
-    if (!up)
         return;
+    }
     pthread_join(s->reap_thread, NULL);  /* at most the unlink under way */
     pthread_cond_destroy(&s->reap_cv);
 }
