@@ -135,6 +135,7 @@ void gen_leaf(gtype *t, gval *v, size_t row);
 /* gen_row.c */
 void *arena_alloc(size_t n);
 void arena_reset(void);
+void arena_free(void);
 void gen_value(gtype *t, gval *v, size_t row, int depth);
 
 /* gen_shred.c */

@@ -108,7 +108,7 @@ static void write_rows(pq_writer *w, FILE *jf, const file_spec *fs, pq_err *err)
         arena_reset();
     }
     free(vals);
-    arena_reset();
+    arena_free();
     fputs("\n]}\n", jf);
 }
 
