@@ -188,7 +188,7 @@ interop: build npm
 
 # A few seconds per fuzz target: catches regressions (a crash on the
 # committed corpus or near it); long runs are manual.
-FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SMOKE_SECONDS ?= 3
 # New inputs go to a scratch directory, never into the committed corpus.
 fuzz-smoke: build-fuzz
 	@for f in $(BUILD_FUZZ)/fuzz_*; do [ -x "$$f" ] || continue; \
