@@ -14,7 +14,7 @@
  * of earlier ones) by a warm state that reuses its objects' plans
  * (vs_fieldmap) and by one with plans off (vs_state_set_plans): the same
  * results, messages and leaf bytes. */
-#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +27,11 @@
 #include "vshred.h"
 
 #define FZ_MAX_RECORDS 256
+
+/* Not assert: the fuzz build is RelWithDebInfo (NDEBUG). */
+#define CHECK(cond) do { if (!(cond)) { \
+        fprintf(stderr, "fuzz_vauto: check failed: %s (line %d)\n", #cond, __LINE__); \
+        abort(); } } while (0)
 
 typedef struct fz_rec {
     uint8_t *meta, *value;
@@ -99,14 +104,14 @@ static void same_leaves(pq_rowgroup *a, pq_rowgroup *b)
 {
     size_t na = 0, nb = 0;
     pq_column *ca = pq_rowgroup_columns(a, &na), *cb = pq_rowgroup_columns(b, &nb);
-    assert(na == nb);
+    CHECK(na == nb);
     for (size_t i = 0; i < na; i++) {
         const pq_buf *x[] = {&ca[i].values, &ca[i].heap, &ca[i].offsets, &ca[i].def, &ca[i].rep};
         const pq_buf *y[] = {&cb[i].values, &cb[i].heap, &cb[i].offsets, &cb[i].def, &cb[i].rep};
         for (size_t k = 0; k < 5; k++)
-            assert(x[k]->len == y[k]->len &&
+            CHECK(x[k]->len == y[k]->len &&
                    (x[k]->len == 0 || memcmp(x[k]->data, y[k]->data, x[k]->len) == 0));
-        assert(ca[i].n_levels == cb[i].n_levels && ca[i].n_values == cb[i].n_values);
+        CHECK(ca[i].n_levels == cb[i].n_levels && ca[i].n_values == cb[i].n_values);
     }
 }
 
@@ -150,8 +155,8 @@ static void write_all(sc_shred *tree, const fz_rec *recs, size_t n)
         vr_variant v = {r->meta, r->meta_len, r->value, r->value_len};
         int rc = put_record(&st, rg, t, &v, &err);
         int rc2 = put_record(&st2, rg2, t, &v, &err2);
-        assert(rc == rc2);
-        assert(rc == 0 || strcmp(err.msg, err2.msg) == 0);
+        CHECK(rc == rc2);
+        CHECK(rc == 0 || strcmp(err.msg, err2.msg) == 0);
         rows += rc == 0;
     }
     same_leaves(rg, rg2);
