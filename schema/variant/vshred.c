@@ -674,8 +674,10 @@ static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *
     return rc;
 }
 
-static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
-                      uint16_t rep)
+/* write_node of anything but a string for a string node. Not inlined:
+ * write_node stays small for the string fields that most values are. */
+static __attribute__((noinline)) int write_general(const vs_ctx *x, const sc_shred *sh,
+                                                   const uint8_t *val, size_t avail, uint16_t rep)
 {
     int type = vr_value_type(val, avail);
     if (type < 0)
@@ -716,6 +718,15 @@ static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
         break;
     }
     return put_unshredded(x, sh, val, avail, rep);
+}
+
+static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
+                      uint16_t rep)
+{
+    if (avail > 0 && sh->kind == SC_SHRED_PRIMITIVE && sh->type->kind == SC_STRING &&
+        ((val[0] & 3) == VR_BASIC_SHORT_STRING || val[0] == VR_STRING << 2))
+        return put_string(x, sh, val, avail, rep);
+    return write_general(x, sh, val, avail, rep);
 }
 
 static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
