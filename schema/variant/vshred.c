@@ -57,9 +57,9 @@ void vs_state_free(vs_state *st)
 
 static void next_generation(vs_state *st);
 
-void vs_state_set_plans(vs_state *st, bool on)
+void vs_state_set_fast(vs_state *st, bool on)
 {
-    st->no_plans = !on;
+    st->general = !on;
 }
 
 void vs_state_forget(vs_state *st)
@@ -568,7 +568,7 @@ static int write_fields(const vs_ctx *x, const sc_shred *sh, size_t mi, const vr
 {
     int32_t *plan = NULL;
     uint32_t *missing = NULL;
-    if (!x->st->no_plans && plan_room(x, mi, c) == 0) {
+    if (!x->st->general && plan_room(x, mi, c) == 0) {
         plan = x->st->maps[mi].plan_field;
         missing = x->st->maps[mi].plan_missing;
     }
@@ -634,7 +634,7 @@ static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container 
     int rc = fieldmap_of(x, sh, &mi);
     if (rc != 0)
         return rc;
-    if (x->st->no_plans || !plan_fits(x, mi, c))
+    if (x->st->general || !plan_fits(x, mi, c))
         return write_fields(x, sh, mi, c, rep);
     /* a node is never inside its own subtree: the writes below may move
      * st->maps, never this node's plan arrays */
@@ -691,7 +691,7 @@ static __attribute__((noinline)) int write_general(const vs_ctx *x, const sc_shr
             break;
         if (type == VR_STRING && sh->type->kind == SC_STRING)
             return put_string(x, sh, val, avail, rep);
-        if (put_quick(x, sh, val, avail, rep, &rc))
+        if (!x->st->general && put_quick(x, sh, val, avail, rep, &rc))
             return rc;
         vr_prim p;
         vs_typed tv;
@@ -723,7 +723,8 @@ static __attribute__((noinline)) int write_general(const vs_ctx *x, const sc_shr
 static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
                       uint16_t rep)
 {
-    if (avail > 0 && sh->kind == SC_SHRED_PRIMITIVE && sh->type->kind == SC_STRING &&
+    if (!x->st->general && avail > 0 && sh->kind == SC_SHRED_PRIMITIVE &&
+        sh->type->kind == SC_STRING &&
         ((val[0] & 3) == VR_BASIC_SHORT_STRING || val[0] == VR_STRING << 2))
         return put_string(x, sh, val, avail, rep);
     return write_general(x, sh, val, avail, rep);

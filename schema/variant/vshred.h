@@ -87,7 +87,7 @@ typedef struct vs_state {
     uint32_t meta_gen;
     bool meta_checked; /* meta compared with the value being written */
     uint64_t visits;  /* object visits so far (vs_fieldmap.seen stamps) */
-    bool no_plans;    /* vs_state_set_plans(false) */
+    bool general;     /* vs_state_set_fast(false) */
     vs_fieldmap *maps;
     size_t n_maps, cap_maps;
 } vs_state;
@@ -100,9 +100,13 @@ void vs_state_free(vs_state *st);
 void vs_state_forget(vs_state *st);
 
 /* With on false, every object takes the field-by-field walk, never a
- * plan (vs_fieldmap): the same leaves, more slowly. For the differential
- * fuzz target (fuzz_vauto), which checks exactly that. */
-void vs_state_set_plans(vs_state *st, bool on);
+ * plan (vs_fieldmap), and every primitive but a string for a string node
+ * the general reading (vr_value_read, vs_prim_match), not write_node's
+ * in-place reads of integers, doubles and booleans; a string no longer
+ * skips the value's type decoding: the walk as it was, the same leaves.
+ * For the differential fuzz targets (fuzz_vauto, fuzz_shred), which check
+ * exactly that. */
+void vs_state_set_fast(vs_state *st, bool on);
 
 /* Writes v into the leaves of t (kind SC_VARIANT) at repetition level rep
  * (0 for a top-level column; the list's level for a Variant inside one).

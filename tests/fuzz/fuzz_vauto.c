@@ -12,8 +12,9 @@
  * and every ended row must be whole in every leaf (pq_rowgroup_set_rows).
  * The records are written twice over (so that objects repeat the shape
  * of earlier ones) by a warm state that reuses its objects' plans
- * (vs_fieldmap) and by one with plans off (vs_state_set_plans): the same
- * results, messages and leaf bytes. */
+ * (vs_fieldmap) and reads common primitives in place, and by one with
+ * both off (vs_state_set_fast): the same results, messages and leaf
+ * bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +149,7 @@ static void write_all(sc_shred *tree, const fz_rec *recs, size_t n)
     vs_state st, st2;
     vs_state_init(&st);
     vs_state_init(&st2);
-    vs_state_set_plans(&st2, false);
+    vs_state_set_fast(&st2, false);
     uint64_t rows = 0;
     for (size_t i = 0; i < 2 * n; i++) {
         const fz_rec *r = &recs[i % n];
