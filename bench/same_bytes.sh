@@ -15,14 +15,17 @@
 #             (tests/interop/drift/drift_gen.mjs), rotated (each file
 #             decides again), with small row groups, and partitioned over
 #             20 and 60 tenants; a `*` column beside typed columns
-# Prints "N of M identical"; exit 1 when any differs.
+# Prints "N of M identical"; exit 1 when any differs. The real logs are
+# the test data's (README "Test data": $PQ_TESTDATA, else TESTDATA_DIR).
 #
-# usage: bench/same_bytes.sh BUILD_A BUILD_B [TESTDATA_DIR] [ACCESS_MB]
+# usage: bench/same_bytes.sh BUILD_A BUILD_B TESTDATA_DIR [ACCESS_MB]
 set -u
 A=$(cd "${1:?usage: same_bytes.sh BUILD_A BUILD_B [TESTDATA_DIR] [ACCESS_MB]}" && pwd)
 B=$(cd "${2:?usage: same_bytes.sh BUILD_A BUILD_B [TESTDATA_DIR] [ACCESS_MB]}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-DATA=${3:-$ROOT/../shared/testdata}
+. "$ROOT/tests/scripts/testdata.sh" "${3:-}"
+testdata_require logs
+DATA=$TESTDATA
 MB=${4:-8}
 T=$(mktemp -d "${TMPDIR:-/tmp}/same_bytes.XXXXXX")
 trap 'rm -rf "$T"' EXIT
