@@ -817,6 +817,7 @@ static int parse_record(sh_shredder *s, const char *line, size_t len)
 void sh_shredder_set_fast(sh_shredder *s, bool on)
 {
     s->general_only = !on;
+    vs_state_set_fast(&s->vshred, on);   /* shredded Variant columns */
 }
 
 sh_reject sh_last_reject(const sh_shredder *s)

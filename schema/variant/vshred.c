@@ -14,6 +14,7 @@
  * (vr_value_append_object). */
 #include "vshred.h"
 #include "column.h"
+#include "variant_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +47,20 @@ void vs_state_free(vs_state *st)
     for (size_t i = 0; i < st->cap_maps; i++) {
         free(st->maps[i].slots);
         free(st->maps[i].seen);
+        free(st->maps[i].plan_ids);
+        free(st->maps[i].plan_field);
+        free(st->maps[i].plan_missing);
     }
     free(st->maps);
     *st = (vs_state){0};
 }
 
 static void next_generation(vs_state *st);
+
+void vs_state_set_fast(vs_state *st, bool on)
+{
+    st->general = !on;
+}
 
 void vs_state_forget(vs_state *st)
 {
@@ -313,9 +322,11 @@ static int put_unshredded(const vs_ctx *x, const sc_shred *sh, const uint8_t *va
 static void next_generation(vs_state *st)
 {
     if (++st->meta_gen == 0) { /* wrapped: no old stamp may look current */
-        for (size_t i = 0; i < st->cap_maps; i++)
+        for (size_t i = 0; i < st->cap_maps; i++) {
             for (uint32_t k = 0; k < st->maps[i].n_slots; k++)
                 st->maps[i].slots[k].gen = 0;
+            st->maps[i].plan_gen = 0;
+        }
         st->meta_gen = 1;
     }
 }
@@ -364,11 +375,16 @@ static int fieldmap_of(const vs_ctx *x, const sc_shred *sh, size_t *mi)
     vs_fieldmap *fm = &st->maps[st->n_maps];
     if (fm->n_seen < sh->n_fields) {
         uint64_t *seen = realloc(fm->seen, sh->n_fields * sizeof *seen);
-        if (seen == NULL)
+        if (seen != NULL)
+            fm->seen = seen;
+        uint32_t *missing = realloc(fm->plan_missing, sh->n_fields * sizeof *missing);
+        if (missing != NULL)
+            fm->plan_missing = missing;
+        if (seen == NULL || missing == NULL)
             return pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
-        fm->seen = seen;
         fm->n_seen = sh->n_fields;
     }
+    fm->plan_gen = 0;
     /* memory of a forgotten node: nothing it learnt may carry over */
     memset(fm->seen, 0, fm->n_seen * sizeof *fm->seen);
     if (fm->n_slots > 0)
@@ -423,9 +439,11 @@ static inline int field_for_id(const vs_ctx *x, size_t mi, uint32_t id, int32_t 
 
 /* The object's fields that sh does not shred, as a partial object in
  * `value` (null when there are none); found = fields of c that sh
- * shreds. Kept values are copied byte for byte, in the object's order. */
+ * shreds; plan, when not NULL, says which they are (vs_fieldmap), else
+ * field_for_id does. Kept values are copied byte for byte, in the
+ * object's order. */
 static int put_rest(const vs_ctx *x, const sc_shred *sh, size_t mi, const vr_container *c,
-                    size_t found, uint16_t rep)
+                    size_t found, const int32_t *plan, uint16_t rep)
 {
     pq_column *vc = col(x, sh->value_leaf);
     if (found == c->n)
@@ -439,8 +457,9 @@ static int put_rest(const vs_ctx *x, const sc_shred *sh, size_t mi, const vr_con
     int rc = PQ_OK;
     for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
         uint32_t id = vr_container_id(c, i);
-        int32_t f;
-        rc = field_for_id(x, mi, id, &f);
+        int32_t f = plan ? plan[i] : -1;
+        if (plan == NULL)
+            rc = field_for_id(x, mi, id, &f);
         if (rc != 0 || f >= 0)
             continue;
         kept[n].id = id;
@@ -475,19 +494,92 @@ static int put_string(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
 static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
                       uint16_t rep);
 
-/* One pass over the object's fields: each one sh shreds is written
- * through its node, then the shred fields the object lacks get nulls
- * (value and typed_value), then the rest goes to `value`. */
-static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
+/* The builder's common primitives matched and read in place, as
+ * vr_value_read and vs_prim_match would: an integer (int8..int64) for a
+ * signed integer node, a double for a double node, a boolean for a
+ * boolean node. true when that was the case (*rc: the puts' result);
+ * false for any other pairing or too few bytes, which the general reading
+ * decides (and reports). */
+static bool put_quick(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
+                      uint16_t rep, int *rc)
+{
+    const sc_type *t = sh->type;
+    unsigned h = val[0] >> 2;
+    vs_typed tv;
+    if ((val[0] & 3) != VR_BASIC_PRIMITIVE)
+        return false;
+    if (t->kind == SC_INT && t->is_signed && h >= VR_INT8 && h <= VR_INT64) {
+        unsigned n = 1u << (h - VR_INT8);
+        if (avail < 1 + (size_t)n)
+            return false;
+        uint64_t u = vr_get_le(val + 1, n);
+        int64_t v = n == 8 ? (int64_t)u : (int64_t)((u ^ (1ull << (8 * n - 1))) -
+                                                    (1ull << (8 * n - 1)));
+        if (t->bit_width < 64) {
+            int64_t hi = ((int64_t)1 << (t->bit_width - 1)) - 1;
+            if (v > hi || v < -hi - 1)
+                return false;
+        }
+        tv.i = v;
+    } else if (t->kind == SC_DOUBLE && h == VR_DOUBLE) {
+        if (avail < 9)
+            return false;
+        uint64_t bits = vr_get_le(val + 1, 8);
+        memcpy(&tv.d, &bits, 8);
+    } else if (t->kind == SC_BOOL && (h == VR_TRUE || h == VR_FALSE)) {
+        tv.i = h == VR_TRUE;
+    } else {
+        return false;
+    }
+    *rc = put_typed(col(x, t->leaf), t, rep, &tv);
+    *rc = *rc ? *rc : pq_column_put_null(col(x, sh->value_leaf), rep, sh->def);
+    return true;
+}
+
+/* Room in node mi's plan for an object of c's fields; the old plan is
+ * void from here on. */
+static int plan_room(const vs_ctx *x, size_t mi, const vr_container *c)
+{
+    vs_fieldmap *fm = &x->st->maps[mi];
+    fm->plan_gen = 0;
+    size_t ids = (size_t)c->n * c->id_size;
+    size_t need = ids > c->n ? ids : c->n;
+    if (fm->plan_cap >= need)
+        return 0;
+    uint8_t *pi = realloc(fm->plan_ids, need);
+    if (pi != NULL)
+        fm->plan_ids = pi;
+    int32_t *pf = realloc(fm->plan_field, need * sizeof *pf);
+    if (pf != NULL)
+        fm->plan_field = pf;
+    if (pi == NULL || pf == NULL)
+        return PQ_ENOMEM;
+    fm->plan_cap = need;
+    return 0;
+}
+
+/* The field-by-field walk: each field sh shreds is written through its
+ * node, then the shred fields the object lacks get nulls (value and
+ * typed_value), then the rest goes to `value`. What it finds becomes the
+ * node's plan (unless plans are off), for the next object of the same
+ * field ids; an object that fails leaves no plan. */
+static int write_fields(const vs_ctx *x, const sc_shred *sh, size_t mi, const vr_container *c,
                         uint16_t rep)
 {
-    size_t mi = 0;
-    int rc = fieldmap_of(x, sh, &mi);
+    int32_t *plan = NULL;
+    uint32_t *missing = NULL;
+    if (!x->st->general && plan_room(x, mi, c) == 0) {
+        plan = x->st->maps[mi].plan_field;
+        missing = x->st->maps[mi].plan_missing;
+    }
     uint64_t visit = ++x->st->visits;
     size_t found = 0;
+    int rc = PQ_OK;
     for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
-        int32_t f;
+        int32_t f = -1;
         rc = field_for_id(x, mi, vr_container_id(c, i), &f);
+        if (plan != NULL)
+            plan[i] = f;
         if (rc != 0 || f < 0)
             continue;
         uint64_t *seen = &x->st->maps[mi].seen[f];
@@ -501,14 +593,69 @@ static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container 
         rc = vr_container_at(c, i, &fv, &avail, x->err);
         rc = rc ? rc : write_node(x, sh->fields[f].shred, fv, avail, rep);
     }
-    for (size_t f = 0; rc == 0 && found < sh->n_fields && f < sh->n_fields; f++) {
+    for (size_t f = 0, k = 0; rc == 0 && found < sh->n_fields && f < sh->n_fields; f++) {
         if (x->st->maps[mi].seen[f] == visit)
             continue;
+        if (missing != NULL)
+            missing[k++] = (uint32_t)f;
         const sc_shred *fs = sh->fields[f].shred;
         rc = pq_column_put_null(col(x, fs->value_leaf), rep, fs->def);
         rc = rc ? rc : null_typed(x, fs, rep, fs->def);
     }
-    return rc ? rc : put_rest(x, sh, mi, c, found, rep);
+    rc = rc ? rc : put_rest(x, sh, mi, c, found, plan, rep);
+    if (rc == 0 && plan != NULL) {
+        vs_fieldmap *fm = &x->st->maps[mi];
+        size_t ids = (size_t)c->n * c->id_size;
+        if (ids > 0)
+            memcpy(fm->plan_ids, c->ids, ids);
+        fm->plan_n = c->n;
+        fm->plan_id_size = c->id_size;
+        fm->plan_found = (uint32_t)found;
+        fm->plan_gen = x->st->meta_gen;
+    }
+    return rc;
+}
+
+/* Whether node mi's plan is for objects with c's field ids. */
+static bool plan_fits(const vs_ctx *x, size_t mi, const vr_container *c)
+{
+    const vs_fieldmap *fm = &x->st->maps[mi];
+    size_t ids = (size_t)c->n * c->id_size;
+    return fm->plan_gen == x->st->meta_gen && fm->plan_n == c->n &&
+           fm->plan_id_size == c->id_size && (ids == 0 || memcmp(fm->plan_ids, c->ids, ids) == 0);
+}
+
+/* An object through its node: by the node's plan when the object has the
+ * last one's field ids (records of one shape), else field by field. */
+static int write_object(const vs_ctx *x, const sc_shred *sh, const vr_container *c,
+                        uint16_t rep)
+{
+    size_t mi = 0;
+    int rc = fieldmap_of(x, sh, &mi);
+    if (rc != 0)
+        return rc;
+    if (x->st->general || !plan_fits(x, mi, c))
+        return write_fields(x, sh, mi, c, rep);
+    /* a node is never inside its own subtree: the writes below may move
+     * st->maps, never this node's plan arrays */
+    const vs_fieldmap *fm = &x->st->maps[mi];
+    const int32_t *plan = fm->plan_field;
+    const uint32_t *missing = fm->plan_missing;
+    size_t found = fm->plan_found, n_missing = sh->n_fields - found;
+    for (uint32_t i = 0; rc == 0 && i < c->n; i++) {
+        if (plan[i] < 0)
+            continue;
+        const uint8_t *fv = NULL;
+        size_t avail = 0;
+        rc = vr_container_at(c, i, &fv, &avail, x->err);
+        rc = rc ? rc : write_node(x, sh->fields[plan[i]].shred, fv, avail, rep);
+    }
+    for (size_t k = 0; rc == 0 && k < n_missing; k++) {
+        const sc_shred *fs = sh->fields[missing[k]].shred;
+        rc = pq_column_put_null(col(x, fs->value_leaf), rep, fs->def);
+        rc = rc ? rc : null_typed(x, fs, rep, fs->def);
+    }
+    return rc ? rc : put_rest(x, sh, mi, c, found, plan, rep);
 }
 
 static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *c, uint16_t rep)
@@ -527,8 +674,10 @@ static int write_array(const vs_ctx *x, const sc_shred *sh, const vr_container *
     return rc;
 }
 
-static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
-                      uint16_t rep)
+/* write_node of anything but a string for a string node. Not inlined:
+ * write_node stays small for the string fields that most values are. */
+static __attribute__((noinline)) int write_general(const vs_ctx *x, const sc_shred *sh,
+                                                   const uint8_t *val, size_t avail, uint16_t rep)
 {
     int type = vr_value_type(val, avail);
     if (type < 0)
@@ -542,6 +691,8 @@ static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
             break;
         if (type == VR_STRING && sh->type->kind == SC_STRING)
             return put_string(x, sh, val, avail, rep);
+        if (!x->st->general && put_quick(x, sh, val, avail, rep, &rc))
+            return rc;
         vr_prim p;
         vs_typed tv;
         if ((rc = vr_value_read(val, avail, &p, x->err)) != 0)
@@ -567,6 +718,16 @@ static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, s
         break;
     }
     return put_unshredded(x, sh, val, avail, rep);
+}
+
+static int write_node(const vs_ctx *x, const sc_shred *sh, const uint8_t *val, size_t avail,
+                      uint16_t rep)
+{
+    if (!x->st->general && avail > 0 && sh->kind == SC_SHRED_PRIMITIVE &&
+        sh->type->kind == SC_STRING &&
+        ((val[0] & 3) == VR_BASIC_SHORT_STRING || val[0] == VR_STRING << 2))
+        return put_string(x, sh, val, avail, rep);
+    return write_general(x, sh, val, avail, rep);
 }
 
 static int write_variant(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,

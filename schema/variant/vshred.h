@@ -59,12 +59,24 @@ typedef struct vs_slot {
     int32_t field;    /* index into the node's fields, -1 not shredded */
 } vs_slot;
 
+/* plan: what the node's last object did, field by field, reused by the
+ * next object with the same field ids under the same metadata (a stream
+ * of records of one shape), which then skips the per-field lookups, the
+ * repeated-key check and the search for missing fields. */
 typedef struct vs_fieldmap {
     const sc_shred *node;
     vs_slot *slots;   /* by metadata field id */
     uint32_t n_slots;
     uint64_t *seen;   /* per field: the object visit that found it */
     size_t n_seen;
+    uint32_t plan_gen;     /* vs_state.meta_gen of the plan; 0 none */
+    uint32_t plan_n;       /* the object's fields */
+    uint8_t plan_id_size;
+    uint32_t plan_found;   /* of them shredded */
+    uint8_t *plan_ids;     /* its field ids, as encoded */
+    int32_t *plan_field;   /* per object field: the node's field, -1 kept */
+    uint32_t *plan_missing; /* the node's fields it lacks, in order */
+    size_t plan_cap;       /* plan_ids bytes and plan_field entries */
 } vs_fieldmap;
 
 /* Scratch reused across values. All-zero is a valid empty state. */
@@ -75,6 +87,7 @@ typedef struct vs_state {
     uint32_t meta_gen;
     bool meta_checked; /* meta compared with the value being written */
     uint64_t visits;  /* object visits so far (vs_fieldmap.seen stamps) */
+    bool general;     /* vs_state_set_fast(false) */
     vs_fieldmap *maps;
     size_t n_maps, cap_maps;
 } vs_state;
@@ -85,6 +98,15 @@ void vs_state_free(vs_state *st);
  * through a tree other than the ones written before, when those may have
  * been freed (their addresses key st's field maps). Keeps the memory. */
 void vs_state_forget(vs_state *st);
+
+/* With on false, every object takes the field-by-field walk, never a
+ * plan (vs_fieldmap), and every primitive but a string for a string node
+ * the general reading (vr_value_read, vs_prim_match), not write_node's
+ * in-place reads of integers, doubles and booleans; a string no longer
+ * skips the value's type decoding: the walk as it was, the same leaves.
+ * For the differential fuzz targets (fuzz_vauto, fuzz_shred), which check
+ * exactly that. */
+void vs_state_set_fast(vs_state *st, bool on);
 
 /* Writes v into the leaves of t (kind SC_VARIANT) at repetition level rep
  * (0 for a top-level column; the list's level for a Variant inside one).

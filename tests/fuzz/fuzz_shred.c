@@ -22,7 +22,11 @@
  * the Variant shredded into typed leaves (typed_value/value per field:
  * strings, an integer, a bool, a nested object), and a list of strings
  * (arrays read element by element, or left to the parser on a surprise);
- * the rest column's empty object is a constant on the fast side only.
+ * the rest column's empty object is a constant on the fast side only,
+ * and the shredded Variant's objects go by vshred.c's plans (the last
+ * object's field-by-field outcome, reused for the same field ids) and
+ * its quick reads of integers, doubles and booleans on the warm side
+ * only (a double `r` among the shredded fields for them).
  * Two more schemas have no column path: every member to the rest column
  * (the default schema's shape), or, without one, nowhere. */
 #include "colspec.h"
@@ -66,7 +70,7 @@ static const char schema_yaml[] =
     "  - name: headers\n"
     "    type: variant\n"
     "    from: request.headers\n"
-    "    shred: {host: string, accept: string, n: int64, ok: bool, d: {x: int32}}\n"
+    "    shred: {host: string, accept: string, n: int64, ok: bool, r: double, d: {x: int32}}\n"
     "  - {name: body, type: json}\n"
     "  - {name: rest, type: variant, from: \"*\"}\n";
 

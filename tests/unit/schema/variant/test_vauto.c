@@ -1,8 +1,9 @@
 /* test_vauto.c - the `shred: auto` decision (schema/variant/vauto.c), the schema
  * syntax for it (colspec: `shred: auto`, `{auto: {...}}`, `none`, the
  * default for top-level Variant columns), per-file schemas
- * (sc_schema_derive) and the row-group leaf exchange the pipeline converts
- * with (pq_rowgroup_swap_leaf). Records are JSON lines turned into Variants
+ * (sc_schema_derive), the row-group leaf exchange the pipeline converts
+ * with (pq_rowgroup_swap_leaf), and the conversion's reuse of an object's
+ * plan (vshred.c: only for the same field ids under the same metadata). Records are JSON lines turned into Variants
  * by the real parser (schema/json/json.c) and builder (schema/variant/). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,11 +16,13 @@
 
 #include "buf.h"
 #include "colspec.h"
+#include "column.h"
 #include "json.h"
 #include "json_variant.h"
 #include "rowgroup.h"
 #include "variant.h"
 #include "vauto.h"
+#include "vshred.h"
 
 /* ---- JSON -> Variant ---------------------------------------------------------- */
 
@@ -326,6 +329,121 @@ static void test_vauto_derive_and_swap(void **state)
     sc_schema_free(base);
 }
 
+/* The leaf named path in s. */
+static size_t leaf_of(const sc_schema *s, const char *path)
+{
+    for (size_t i = 0; i < s->n_leaves; i++)
+        if (strcmp(s->leaves[i].path, path) == 0)
+            return i;
+    fail_msg("no leaf %s", path);
+    return 0;
+}
+
+/* lines written through t's shred tree by a fast vs_state (rg[0]: plans,
+ * in-place reads) and a general one (rg[1], vs_state_set_fast(false));
+ * every leaf the same in both. The caller destroys rg[0] and rg[1]. */
+static void write_both(const sc_schema *s, pq_schema *ps, const char *const *lines, size_t n,
+                       pq_rowgroup *rg[2])
+{
+    const sc_type *t = s->columns[0].type;
+    pq_err err = {0};
+    fixture f;
+    setup(&f, &DEF);
+    for (int k = 0; k < 2; k++) {
+        vs_state st;
+        vs_state_init(&st);
+        vs_state_set_fast(&st, k == 0);
+        assert_int_equal(pq_rowgroup_new(&rg[k], ps, &err), 0);
+        for (size_t i = 0; i < n; i++) {
+            vr_variant v;
+            vr_builder_reset(&f.b);
+            assert_int_equal(json_parse_line(&f.jp, lines[i], strlen(lines[i]),
+                                             &pqt_json_variant, &f.b, &err), 0);
+            assert_int_equal(vr_finish(&f.b, &v), 0);
+            assert_int_equal(vs_write(&st, rg[k], t, &v, 0, &err), 0);
+            pq_rowgroup_end_row(rg[k]);
+        }
+        vs_state_free(&st);
+    }
+    teardown(&f);
+    for (size_t i = 0; i < s->n_leaves; i++) {
+        const pq_column *x = pq_rowgroup_column(rg[0], i), *y = pq_rowgroup_column(rg[1], i);
+        assert_int_equal(x->n_levels, y->n_levels);
+        assert_int_equal(x->values.len, y->values.len);
+        assert_int_equal(x->heap.len, y->heap.len);
+        assert_int_equal(x->def.len, y->def.len);
+        if (x->def.len > 0)
+            assert_memory_equal(x->def.data, y->def.data, x->def.len);
+        if (x->values.len > 0)
+            assert_memory_equal(x->values.data, y->values.data, x->values.len);
+        if (x->heap.len > 0)
+            assert_memory_equal(x->heap.data, y->heap.data, x->heap.len);
+    }
+}
+
+/* vs_write reuses an object's plan (which field each position is) only
+ * for the same field ids under the same metadata: {"a","b"} and {"b","c"}
+ * both have ids 0 and 1, and the second must not take b for a. */
+static void test_vauto_plans_follow_metadata(void **state)
+{
+    (void)state;
+    sc_schema *s = load("columns:\n"
+                        "  - {name: event, type: variant, shred: {a: int64, c: int64}}\n", 0);
+    pq_schema *ps;
+    pq_err err = {0};
+    assert_int_equal(sc_build_parquet_schema(s, &ps, &err), 0);
+    static const char *const lines[] = {"{\"a\":1,\"b\":2}", "{\"b\":5,\"c\":3}",
+                                        "{\"b\":8,\"a\":7}", "{\"a\":9,\"b\":2}"};
+    pq_rowgroup *rg[2];
+    write_both(s, ps, lines, sizeof lines / sizeof *lines, rg);
+    size_t a = leaf_of(s, "event.typed_value.a.typed_value");
+    size_t c = leaf_of(s, "event.typed_value.c.typed_value");
+    const pq_column *ca = pq_rowgroup_column(rg[0], a), *cc = pq_rowgroup_column(rg[0], c);
+    static const int64_t want_a[] = {1, 7, 9}, want_c[] = {3};
+    assert_int_equal(ca->n_values, 3);
+    assert_memory_equal(ca->values.data, want_a, sizeof want_a);
+    assert_int_equal(cc->n_values, 1);
+    assert_memory_equal(cc->values.data, want_c, sizeof want_c);
+    pq_rowgroup_destroy(rg[0]);
+    pq_rowgroup_destroy(rg[1]);
+    pq_schema_destroy(ps);
+    sc_schema_free(s);
+}
+
+/* The in-place reads of integers (each width, both signs, out of a
+ * narrower node's range), doubles and booleans give the general
+ * reading's leaves. */
+static void test_vauto_quick_reads_match_general(void **state)
+{
+    (void)state;
+    sc_schema *s = load("columns:\n"
+                        "  - {name: event, type: variant, shred: {s: int16, i: int32, l: int64, "
+                        "d: double, b: bool}}\n", 0);
+    pq_schema *ps;
+    pq_err err = {0};
+    assert_int_equal(sc_build_parquet_schema(s, &ps, &err), 0);
+    static const char *const lines[] = {
+        "{\"s\":-7,\"i\":-128,\"l\":-1,\"d\":1.5,\"b\":true}",
+        "{\"s\":32767,\"i\":2147483647,\"l\":9223372036854775807,\"d\":-0.0,\"b\":false}",
+        "{\"s\":32768,\"i\":2147483648,\"l\":-9223372036854775808,\"d\":1e300,\"b\":1}",
+        "{\"s\":-32769,\"i\":-2147483649,\"l\":300,\"d\":7,\"b\":null}",
+        "{\"s\":-32768,\"i\":-2147483648,\"l\":-70000,\"d\":0.1,\"b\":\"t\"}",
+        "{\"s\":1.0,\"i\":\"1\",\"l\":1e2,\"d\":true,\"b\":[true]}"};
+    pq_rowgroup *rg[2];
+    write_both(s, ps, lines, sizeof lines / sizeof *lines, rg);
+    /* int16: -7, 32767, -32768 typed; 32768, -32769 and 1.0 (a double:
+     * its shortest form 1 is an integer) as the general reading decides */
+    const pq_column *cs = pq_rowgroup_column(rg[0], leaf_of(s, "event.typed_value.s.typed_value"));
+    assert_true(cs->n_values >= 3);
+    int32_t s0;
+    memcpy(&s0, cs->values.data, sizeof s0);
+    assert_int_equal(s0, -7);
+    pq_rowgroup_destroy(rg[0]);
+    pq_rowgroup_destroy(rg[1]);
+    pq_schema_destroy(ps);
+    sc_schema_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +456,8 @@ int main(void)
         cmocka_unit_test(test_vauto_rejects_malformed_variants),
         cmocka_unit_test(test_vauto_schema_syntax),
         cmocka_unit_test(test_vauto_derive_and_swap),
+        cmocka_unit_test(test_vauto_plans_follow_metadata),
+        cmocka_unit_test(test_vauto_quick_reads_match_general),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
