@@ -59,6 +59,10 @@
  * output keeps the codec on every chunk. */
 #define PL_SMALL_CHUNK_BYTES 192
 
+/* A routed file's new segment reserves room for this many rows (or its
+ * last row group's; stages.c route_rg). */
+#define PL_ROUTE_FIRST_ROWS 32
+
 #define PL_PERIOD_KEY_MAX 128    /* the directories' time fields, rendered */
 #define PL_LAYOUTS_KEPT 4        /* automatic-shredding layouts kept for reuse */
 
@@ -225,6 +229,7 @@ struct pl_pipeline {
     size_t hcap, n_open;
     pl_file *lru_head, *lru_tail;
     pl_file *out_head, *out_tail; /* routed files to create (lock held) */
+    bool creating;               /* a worker is creating one of them */
     pq_rowgroup *discard;        /* rows replay skips (assembler) */
     /* Sums over the open files but the current one (assembler): their
      * a.cur_bytes and a.rg_fed, so that the bytes of every open row group

@@ -257,13 +257,17 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
         pl_write_run(p);
         return true;
     }
-    if (p->out_head != NULL) {
+    if (p->out_head != NULL && !p->creating) {
         /* A routed file to create (outfile.c), before more input: the
-         * writer waits for it, the assembler no longer does. */
+         * writer waits for it, the assembler no longer does. One worker
+         * at a time: the kernel serializes the directories' creation in
+         * their parent anyway, and the other worker shreds meanwhile. */
         pl_file *f = pl_file_create_next(p);
         p->busy++;
+        p->creating = true;
         dm_mutex_unlock(&p->mu);
         pl_file_create(p, f);
+        p->creating = false;
         p->busy--;
         pthread_cond_broadcast(&p->work_cv);
         return true;
