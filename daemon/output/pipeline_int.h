@@ -59,10 +59,6 @@
  * output keeps the codec on every chunk. */
 #define PL_SMALL_CHUNK_BYTES 192
 
-/* A routed file's new segment reserves room for this many rows (or its
- * last row group's; stages.c route_rg). */
-#define PL_ROUTE_FIRST_ROWS 32
-
 #define PL_PERIOD_KEY_MAX 128    /* the directories' time fields, rendered */
 #define PL_LAYOUTS_KEPT 4        /* automatic-shredding layouts kept for reuse */
 

@@ -684,13 +684,7 @@ static int route_open(pl_pipeline *p, const pl_batch *b, uint64_t row, const cha
     return 0;
 }
 
-/* The current file's segment, when it has none: room for
- * PL_ROUTE_FIRST_ROWS rows like src's, or for as many as its last row
- * group held, so that its buffers do not grow by doubling from a few
- * dozen bytes one or two rows a batch (a realloc per leaf and buffer,
- * each a cache miss: most of a partitioned convert's reallocs).
- * Reserved room is not counted: buffered bytes are lengths. */
-static int route_rg(pl_pipeline *p, const pq_rowgroup *src, pq_err *err)
+static int route_rg(pl_pipeline *p, pq_err *err)
 {
     if (p->cur_rg != NULL)
         return 0;
@@ -701,9 +695,7 @@ static int route_rg(pl_pipeline *p, const pq_rowgroup *src, pq_err *err)
         return PQ_ENOMEM;
     if (!p->rg_open)
         p->rg_started_us = pl_mono_us();
-    uint64_t rows = p->last_rg_rows ? p->last_rg_rows : PL_ROUTE_FIRST_ROWS;
-    rows = rows < PL_SEGMENT_ROWS ? rows : PL_SEGMENT_ROWS;
-    return pq_rowgroup_reserve_like(p->cur_rg, src, rows, err);
+    return 0;
 }
 
 /* Drops src's first row (replay: a published file holds it). */
@@ -742,7 +734,7 @@ static int route_group(pl_pipeline *p, pl_batch *b, pq_rowgroup *src, uint64_t m
             rc = route_open(p, b, moved, key, err);
         else
             switch_to(p, f);
-        rc = rc ? rc : route_rg(p, src, err);
+        rc = rc ? rc : route_rg(p, err);
         if (rc != 0)
             break;
         f = p->cur_file;
