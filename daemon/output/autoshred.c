@@ -389,10 +389,10 @@ static int derive(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *
 int pl_file_start(pl_pipeline *p, pl_file *f, const pq_rowgroup *first, pq_err *err)
 {
     if (p->n_auto == 0)
-        return pq_writer_open(&f->w, p->ps, &p->wopts, st_sink(f->out), err);
+        return pq_writer_open(&f->w, p->ps, &p->wopts, f->sink, err);
     int rc = derive(p, f, first, err);
     rc = rc ? rc : file_keys(p, f, err);
-    rc = rc ? rc : pq_writer_open(&f->w, f->ps ? f->ps : p->ps, &f->wopts, st_sink(f->out),
+    rc = rc ? rc : pq_writer_open(&f->w, f->ps ? f->ps : p->ps, &f->wopts, f->sink,
                                   err);
     if (rc != 0) {
         pq_writer_destroy(f->w);

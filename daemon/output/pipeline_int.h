@@ -85,11 +85,31 @@ typedef struct pl_range {
     char *key;
 } pl_range;
 
+/* Where a routed file's store file is (outfile.c, lock held): the
+ * assembler queues its creation, a worker with nothing more urgent
+ * creates it; the writer creates it itself if it is still queued. */
+enum { PL_OUT_QUEUED = 1, PL_OUT_OPENING, PL_OUT_DONE };
+
 /* A Parquet file being written: opened by the assembler, appended to and
  * closed by the writer. */
 typedef struct pl_file {
     pq_writer *w;
-    st_file *out;                /* the store's file */
+    st_file *out;                /* the store's file (routed: once out_state
+                                    is PL_OUT_DONE; NULL if that failed) */
+    pq_sink sink;                /* the writer's: st_sink(out), or (routed)
+                                    outfile.c's, which creates out first */
+    /* Routed files (outfile.c): out's creation (lock held), the queue of
+     * files waiting for it, and the writer's side: its first few bytes
+     * (the magic, written when the writer opens on the assembler) wait
+     * in head until out exists; out_ready: the writer has seen it. */
+    int out_state;               /* 0 (not routed), PL_OUT_* */
+    int out_rc;
+    pq_err out_err;
+    struct pl_file *next_out;
+    struct pl_pipeline *pipe;
+    uint8_t head[8];
+    size_t head_len;
+    bool out_ready;
     char name[PT_PATH_MAX];      /* rendered, relative to out_dir */
     time_t first_time;           /* time of its first record (event time with
                                     output.time_from, else ingestion) */
@@ -204,6 +224,8 @@ struct pl_pipeline {
     pl_file **htab;
     size_t hcap, n_open;
     pl_file *lru_head, *lru_tail;
+    pl_file *out_head, *out_tail; /* routed files to create (lock held) */
+    bool creating;               /* a worker is creating one of them */
     pq_rowgroup *discard;        /* rows replay skips (assembler) */
     /* Sums over the open files but the current one (assembler): their
      * a.cur_bytes and a.rg_fed, so that the bytes of every open row group
@@ -360,6 +382,10 @@ bool pl_file_takes(const pl_pipeline *p, pl_file *f, int64_t t);
  * directories, rotate.max_age after it opened, DM_CLOSE_AGE;
  * DM_CLOSE_COUNT: not due. */
 dm_close pl_file_age_due(const pl_pipeline *p, const pl_file *f, int64_t now_us, int64_t now_s);
+/* Lock held: the next routed file to create (taken off the queue), or
+ * NULL. A worker then creates it with pl_file_create (no lock). */
+pl_file *pl_file_create_next(pl_pipeline *p);
+void pl_file_create(pl_pipeline *p, pl_file *f);
 /* Removes the temporary file and frees f. */
 void pl_file_abort(pl_file *f);
 /* Appends one record to the dead letters (dl_mu held). */

@@ -68,6 +68,7 @@ static void cleanup(pl_pipeline *p)
     if (p->htab != NULL)
         memset(p->htab, 0, p->hcap * sizeof *p->htab);
     p->lru_head = p->lru_tail = NULL;
+    p->out_head = p->out_tail = NULL;  /* their files are aborted above */
     p->n_open = 0;
     p->idle_cur_bytes = p->idle_fed_bytes = 0;
     if (p->route)
@@ -254,6 +255,21 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
     }
     if (!p->writing && p->job_head != NULL && p->job_head->ready) {
         pl_write_run(p);
+        return true;
+    }
+    if (p->out_head != NULL && !p->creating) {
+        /* A routed file to create (outfile.c), before more input: the
+         * writer waits for it, the assembler no longer does. One worker
+         * at a time: the kernel serializes the directories' creation in
+         * their parent anyway, and the other worker shreds meanwhile. */
+        pl_file *f = pl_file_create_next(p);
+        p->busy++;
+        p->creating = true;
+        dm_mutex_unlock(&p->mu);
+        pl_file_create(p, f);
+        p->creating = false;
+        p->busy--;
+        pthread_cond_broadcast(&p->work_cv);
         return true;
     }
     pl_job *j = p->encode_head, *ahead = NULL;

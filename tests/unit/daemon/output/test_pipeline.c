@@ -2,8 +2,9 @@
  * workers.c, stages.c, outfile.c): rows keep input order across workers
  * and files, row groups and files close exactly at their row limits,
  * rejects reach the dead letters, published files carry contiguous spool
- * ranges, and a failure removes every unpublished file and resumes at the
- * watermark.
+ * ranges, a failure removes every unpublished file and resumes at the
+ * watermark, and routed files (one per key) are created off the assembly
+ * path but fail the pipeline as before when they cannot be.
  *
  * Files are read back with the test-side reader (tests/support/pqfile):
  * row counts from the footer, and the single int64 column's values
@@ -581,6 +582,73 @@ static void test_pipeline_routes_by_field_with_max_open_files(void **state)
     assert_int_equal(last_w, N + 1);
 }
 
+/* Routed files are created by the workers or the writer, not the
+ * assembler (outfile.c): one key's directory blocked by a regular file
+ * fails the pipeline with that file's creation error, the files of the
+ * other keys are removed unpublished (no temporary file stays), and once
+ * the way is clear a resume from the watermark publishes every line. */
+static void submit_keys(pl_pipeline *p, uint64_t from, uint64_t to)
+{
+    for (uint64_t id = from; id < to;) {
+        pl_batch *b = pl_batch_get(p);
+        assert_non_null(b);
+        pl_batch_reset(b, id);
+        for (uint64_t k = 0; k < 50 && id < to; k++, id++) {
+            char line[64];
+            int len = snprintf(line, sizeof line, "{\"i\":%" PRIu64 ",\"s\":\"k%" PRIu64 "\"}",
+                               id, id % 5);
+            assert_int_equal(pl_batch_add(b, "test:src", line, (size_t)len, (uint64_t)len,
+                                          false, 1700000000000000, id), 0);
+        }
+        pl_submit(p, b);
+    }
+}
+
+static void test_pipeline_routed_file_creation_failure_fails_the_pipeline(void **state)
+{
+    fixture *f = *state;
+    pq_err e = {0};
+    char out[96], block[128], sub[160];
+    snprintf(out, sizeof out, "%s/out", f->dir);
+    snprintf(block, sizeof block, "%s/s=k3", out);
+    assert_int_equal(mkdir(out, 0755), 0);
+    FILE *fp = fopen(block, "w");     /* where k3's directory should go */
+    assert_non_null(fp);
+    fclose(fp);
+    pl_config pc = {.schema = f->cf.schema, .writer = &f->wopts, .out_dir = out,
+                    .path_template = "s={{s}}/{seq}.parquet", .publish = PL_PUBLISH_EACH,
+                    .dead_letters = &f->dl, .workers = 2, .first_seq = 1, .host = "test",
+                    .max_line_bytes = 1 << 20, .max_open_files = 8};
+    pl_callbacks cb = {.user = f, .on_published_range = on_published_range,
+                       .on_failure = on_failure};
+    n_ranges = 0;
+    pl_pipeline *p = NULL;
+    if (pl_new(&p, &pc, &cb, &e) != 0)
+        fail_msg("pl_new: %s", e.msg);
+    submit_keys(p, 1, 1001);
+    pl_close_files(p);
+    assert_int_not_equal(pl_drain(p, &e), 0);
+    assert_non_null(strstr(e.msg, "s=k3"));
+    assert_int_equal(f->failures, 1);
+    assert_int_equal(f->resume, 1);
+    assert_int_equal(n_ranges, 0);
+    for (int k = 0; k < 5; k++) {
+        snprintf(sub, sizeof sub, "%s/s=k%d", out, k);
+        assert_int_equal(files_in(sub, false) + files_in(sub, true), 0);
+    }
+    assert_int_equal(unlink(block), 0);
+    pl_resume(p);
+    submit_keys(p, f->resume, 1001);
+    pl_close_files(p);
+    assert_int_equal(pl_drain(p, &e), 0);
+    pl_destroy(p);
+    uint64_t rows = 0;
+    for (size_t i = 0; i < n_ranges; i++)
+        rows += ranges[i].rows;
+    assert_int_equal(n_ranges, 5);
+    assert_int_equal(rows, 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -598,6 +666,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(
             test_pipeline_files_split_where_the_directories_time_changes, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_pipeline_routed_file_creation_failure_fails_the_pipeline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_routes_by_field_with_max_open_files,
                                         setup, teardown),
     };
