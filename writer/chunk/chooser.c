@@ -195,15 +195,11 @@ int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_
     if (pq_buf_reserve(out, n * sizeof(uint32_t)) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
     uint32_t *idx = (uint32_t *)(void *)(out->data + out->len);
-    const uint32_t *off = pq_column_offsets(c);
-    for (size_t i = v0; i < v0 + n; i++) {
-        int rc = c->node->type == PQ_BYTE_ARRAY
-            ? pq_dict_insert_bytes(&cw->dict, pq_column_bytes(c, i), off[i + 1] - off[i],
-                                   &idx[i - v0])
-            : pq_dict_insert_fixed(&cw->dict, c->values.data + i * c->width, &idx[i - v0]);
-        if (rc != 0)
-            return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
-    }
+    int rc = n == 0 ? 0 : c->node->type == PQ_BYTE_ARRAY
+        ? pq_dict_insert_bytes_n(&cw->dict, c->heap.data, pq_column_offsets(c) + v0, n, idx)
+        : pq_dict_insert_fixed_n(&cw->dict, c->values.data + v0 * c->width, n, idx);
+    if (rc != 0)
+        return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
     out->len += n * sizeof(uint32_t);
     size_t count = pq_dict_count(&cw->dict);
     cw->dict_bit_width = pq_rle_bit_width(count ? (uint32_t)(count - 1) : 0);
