@@ -56,6 +56,8 @@ void pq_chunk_work_init(pq_chunk_work *w)
     pq_buf_init(&w->page_min);
     pq_buf_init(&w->page_max);
     pq_compressor_init(&w->comp);
+    for (size_t i = 0; i < sizeof w->sample_sizes / sizeof w->sample_sizes[0]; i++)
+        w->sample_sizes[i] = SIZE_MAX;
 }
 
 void pq_chunk_work_free(pq_chunk_work *w)
