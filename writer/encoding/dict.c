@@ -6,7 +6,9 @@
  * Every value of a dictionary column goes through here (a tenth of a
  * typed convert's instructions), so a page's values are inserted in one
  * call (pq_dict_insert_*_n) with XXH3 inlined: a call per value and one
- * into libxxhash cost about as much as the probe itself. The hash only
+ * into libxxhash cost about as much as the probe itself. The page loops
+ * are flattened (everything they call inlined into them): an insert
+ * called per value saved and restored its registers every time. The hash only
  * places entries in the table; indices are in insertion order, so the
  * hash never shows in the output.
  *
@@ -182,7 +184,7 @@ int pq_dict_insert_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *i
     return dict_insert(d, p != NULL ? p : dict_empty, len, index_out);
 }
 
-int pq_dict_insert_fixed_n(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *index_out)
+__attribute__((flatten)) int pq_dict_insert_fixed_n(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *index_out)
 {
     if (d->type == PQ_BYTE_ARRAY || (n > 0 && (vals == NULL || index_out == NULL)))
         return PQ_EINVAL;
@@ -195,7 +197,7 @@ int pq_dict_insert_fixed_n(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *
     return 0;
 }
 
-int pq_dict_insert_bytes_n(pq_dict *d, const uint8_t *heap, const uint32_t *off, size_t n,
+__attribute__((flatten)) int pq_dict_insert_bytes_n(pq_dict *d, const uint8_t *heap, const uint32_t *off, size_t n,
                            uint32_t *index_out)
 {
     if (d->type != PQ_BYTE_ARRAY || (n > 0 && (off == NULL || index_out == NULL)))
