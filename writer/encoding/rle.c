@@ -185,11 +185,15 @@ fail:
     return rc;
 }
 
+/* Flattened (the literal and run writers inlined): a page's indices and
+ * levels pass here, and the calls per run cost more than their bodies. */
+__attribute__((flatten))
 int pq_rle_encode_u32(pq_buf *out, const uint32_t *vals, size_t n, int bit_width)
 {
     return rle_encode(out, vals, n, sizeof *vals, bit_width);
 }
 
+__attribute__((flatten))
 int pq_rle_encode_u16(pq_buf *out, const uint16_t *vals, size_t n, int bit_width)
 {
     return rle_encode(out, vals, n, sizeof *vals, bit_width);
