@@ -100,12 +100,10 @@ static int sample_compress(pq_colwriter *cw, pq_chunk_work *w, pq_err *err)
     return sample_compress_at(cw, w, sample_level(cw->o.codec, cw->o.codec_level), err);
 }
 
-/* Compressed size of the sample in one encoding (RLE_DICTIONARY: of its
- * indices, without the dictionary page). */
-static int sample_size(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_encoding enc,
-                       sample_range r, size_t *size, pq_err *err)
+/* The sample in one encoding, into w->body (RLE_DICTIONARY: its indices). */
+static int sample_encode(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
+                         pq_encoding enc, sample_range r, pq_err *err)
 {
-    *size = SIZE_MAX;
     pq_buf_reset(&w->body);
     int rc;
     if (enc == PQ_ENC_RLE_DICTIONARY) {
@@ -114,10 +112,23 @@ static int sample_size(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, p
     } else {
         rc = pq_values_encode(&w->body, c, enc, r.v0, r.n, NULL, 0, &w->wide);
     }
+    return rc ? pq_err_set(err, rc, "column '%s': encoding a sample failed", c->node->path) : 0;
+}
+
+/* Compressed size of the sample in one encoding (RLE_DICTIONARY: of its
+ * indices, without the dictionary page), kept in w->sample_sizes for
+ * choose_level, which weighs the chosen one again. */
+static int sample_size(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_encoding enc,
+                       sample_range r, size_t *size, pq_err *err)
+{
+    *size = SIZE_MAX;
+    int rc = sample_encode(cw, w, c, enc, r, err);
     if (rc != 0)
-        return pq_err_set(err, rc, "column '%s': encoding a sample failed", c->node->path);
+        return rc;
     rc = sample_compress(cw, w, err);
     *size = w->scratch.len;
+    if (rc == 0 && (size_t)enc < sizeof w->sample_sizes / sizeof w->sample_sizes[0])
+        w->sample_sizes[enc] = *size;
     return rc;
 }
 
@@ -195,15 +206,11 @@ int pq_choose_dict_append(pq_colwriter *cw, const pq_column *c, size_t v0, size_
     if (pq_buf_reserve(out, n * sizeof(uint32_t)) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", c->node->path);
     uint32_t *idx = (uint32_t *)(void *)(out->data + out->len);
-    const uint32_t *off = pq_column_offsets(c);
-    for (size_t i = v0; i < v0 + n; i++) {
-        int rc = c->node->type == PQ_BYTE_ARRAY
-            ? pq_dict_insert_bytes(&cw->dict, pq_column_bytes(c, i), off[i + 1] - off[i],
-                                   &idx[i - v0])
-            : pq_dict_insert_fixed(&cw->dict, c->values.data + i * c->width, &idx[i - v0]);
-        if (rc != 0)
-            return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
-    }
+    int rc = n == 0 ? 0 : c->node->type == PQ_BYTE_ARRAY
+        ? pq_dict_insert_bytes_n(&cw->dict, c->heap.data, pq_column_offsets(c) + v0, n, idx)
+        : pq_dict_insert_fixed_n(&cw->dict, c->values.data + v0 * c->width, n, idx);
+    if (rc != 0)
+        return pq_err_set(err, rc, "column '%s': dictionary insert failed", c->node->path);
     out->len += n * sizeof(uint32_t);
     size_t count = pq_dict_count(&cw->dict);
     cw->dict_bit_width = pq_rle_bit_width(count ? (uint32_t)(count - 1) : 0);
@@ -303,8 +310,11 @@ static int choose_level(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, 
         return PQ_OK;
     }
     sample_range r = encoding_sample(c, v0, n);
-    size_t fast;
-    int rc = sample_size(cw, w, c, cw->enc, r, &fast, err);
+    size_t fast = (size_t)cw->enc < sizeof w->sample_sizes / sizeof w->sample_sizes[0]
+                      ? w->sample_sizes[cw->enc] : SIZE_MAX;
+    /* the decision measured it already, at level 1, on the same sample */
+    int rc = fast != SIZE_MAX ? sample_encode(cw, w, c, cw->enc, r, err)
+                              : sample_size(cw, w, c, cw->enc, r, &fast, err);
     rc = rc ? rc : sample_compress_at(cw, w, 3, err);
     if (rc != 0)
         return rc;
@@ -347,6 +357,8 @@ int pq_choose_first_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
     int rc = reuse_decision(cw, w, c, v0, n, &reused, err);
     if (rc != 0 || reused)
         return rc;
+    for (size_t i = 0; i < sizeof w->sample_sizes / sizeof w->sample_sizes[0]; i++)
+        w->sample_sizes[i] = SIZE_MAX;
     rc = decide(cw, w, c, v0, n, err);
     rc = rc ? rc : choose_level(cw, w, c, v0, n, err);
     if (rc != 0)

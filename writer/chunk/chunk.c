@@ -56,6 +56,8 @@ void pq_chunk_work_init(pq_chunk_work *w)
     pq_buf_init(&w->page_min);
     pq_buf_init(&w->page_max);
     pq_compressor_init(&w->comp);
+    for (size_t i = 0; i < sizeof w->sample_sizes / sizeof w->sample_sizes[0]; i++)
+        w->sample_sizes[i] = SIZE_MAX;
 }
 
 void pq_chunk_work_free(pq_chunk_work *w)
@@ -532,34 +534,110 @@ static int close_page(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c,
 
 /* ---- feeding rows ------------------------------------------------------------------ */
 
+/* A page's budget as scan_page walks it: the open page's rows and value
+ * bytes so far (bytes0 before value v0), and its limits. */
+typedef struct scan_state {
+    const uint16_t *def, *rep;
+    const uint32_t *off;         /* byte arrays' offsets, else NULL */
+    size_t width, v0, bytes0, max_rows, max_bytes;
+    uint16_t max_def;
+} scan_state;
+
+/* The open page's value bytes once values [v0, v) joined it (byte arrays
+ * count 4 for their length): offsets are cumulative, so nothing is summed
+ * per value. */
+static inline size_t scan_bytes(const scan_state *s, size_t v)
+{
+    return s->bytes0 + (s->off ? 4 * (v - s->v0) + (size_t)(s->off[v] - s->off[s->v0])
+                               : s->width * (v - s->v0));
+}
+
+static inline size_t scan_defined(const scan_state *s, size_t l0, size_t l1)
+{
+    if (s->def == NULL)
+        return l1 - l0;
+    size_t n = 0;
+    for (size_t l = l0; l < l1; l++)
+        n += s->def[l] == s->max_def;
+    return n;
+}
+
+#define SCAN_BLOCK 32
+
+/* A leaf without repetition: every level starts a row, so the row budget
+ * bounds the levels at once, and the byte budget (monotonic) is checked
+ * a block of levels at a time, level by level only in the block where it
+ * runs out. From level *l (value *v, *rows rows): returns whether the page
+ * filled, *l at the row it stops before. */
+static bool scan_flat(const scan_state *s, size_t n, size_t *l, size_t *v, size_t *rows)
+{
+    size_t room = s->max_rows > *rows ? s->max_rows - *rows : 0;
+    size_t lim = n - *l > room ? *l + room : n;
+    size_t at = *l, val = *v;
+    bool full = lim < n;
+    while (at < lim) {
+        size_t end = lim - at > SCAN_BLOCK ? at + SCAN_BLOCK : lim;
+        size_t last = val + scan_defined(s, at, end - 1); /* value index at level end - 1 */
+        if (scan_bytes(s, last) < s->max_bytes) {
+            val = last + scan_defined(s, end - 1, end);
+            at = end;
+            continue;
+        }
+        while (scan_bytes(s, val) < s->max_bytes) {
+            val += scan_defined(s, at, at + 1);
+            at++;
+        }
+        full = true;
+        break;
+    }
+    *rows += at - *l;
+    *l = at;
+    *v = val;
+    return full;
+}
+
+/* A repeated leaf: rows start where rep is 0. */
+static bool scan_nested(const scan_state *s, size_t n, size_t *l, size_t *v, size_t *rows)
+{
+    for (; *l < n; (*l)++) {
+        if (s->rep[*l] == 0) {
+            if (*rows >= s->max_rows || scan_bytes(s, *v) >= s->max_bytes)
+                return true;
+            (*rows)++;
+        }
+        *v += scan_defined(s, *l, *l + 1);
+    }
+    return false;
+}
+
 /* Scans c from level l0 / value v0 with the open page's budget: *pe ends
  * at the first row start where the page is full (returns true), or at the
- * end of c (returns false). Counts into cw->open_rows / open_bytes. */
+ * end of c (returns false). Counts into cw->open_rows / open_bytes.
+ * Runs once per level of every leaf: kept to a few instructions a level
+ * (it was a tenth of a typed convert's encoding). */
 static bool scan_page(pq_colwriter *cw, const pq_column *c, size_t l0, size_t v0,
                       page_extent *pe)
 {
-    const uint16_t *def = c->max_def ? pq_column_def(c) : NULL;
-    const uint16_t *rep = c->max_rep ? pq_column_rep(c) : NULL;
-    const uint32_t *off = c->node->type == PQ_BYTE_ARRAY ? pq_column_offsets(c) : NULL;
-    size_t l = l0, v = v0, rows = 0, width = c->width;
-    bool full = false;
-    bool empty = cw->open.n_levels == 0;
-    for (; l < c->n_levels; l++) {
-        if (rep == NULL || rep[l] == 0) {
-            if ((!empty || l > l0) && (cw->open_rows >= cw->o.page_max_rows ||
-                                       cw->open_bytes >= cw->o.page_max_bytes)) {
-                full = true;
-                break;
-            }
-            rows++;
-            cw->open_rows++;
-        }
-        if (def == NULL || def[l] == c->max_def) {
-            cw->open_bytes += off ? 4 + (size_t)(off[v + 1] - off[v]) : width;
-            v++;
-        }
+    const scan_state s = {
+        .def = c->max_def ? pq_column_def(c) : NULL,
+        .rep = c->max_rep ? pq_column_rep(c) : NULL,
+        .off = c->node->type == PQ_BYTE_ARRAY ? pq_column_offsets(c) : NULL,
+        .width = c->width, .v0 = v0, .bytes0 = cw->open_bytes,
+        .max_rows = cw->o.page_max_rows, .max_bytes = cw->o.page_max_bytes,
+        .max_def = c->max_def,
+    };
+    size_t l = l0, v = v0, rows = cw->open_rows;
+    const size_t n = c->n_levels, rows0 = rows;
+    if (cw->open.n_levels == 0 && l < n) { /* an empty page takes its first row */
+        rows += s.rep == NULL || s.rep[l] == 0;
+        v += scan_defined(&s, l, l + 1);
+        l++;
     }
-    *pe = (page_extent){.l0 = l0, .l1 = l, .v0 = v0, .v1 = v, .rows = rows};
+    bool full = s.rep == NULL ? scan_flat(&s, n, &l, &v, &rows)
+                              : scan_nested(&s, n, &l, &v, &rows);
+    cw->open_rows = rows;
+    cw->open_bytes = scan_bytes(&s, v);
+    *pe = (page_extent){.l0 = l0, .l1 = l, .v0 = v0, .v1 = v, .rows = rows - rows0};
     return full;
 }
 

@@ -122,6 +122,9 @@ typedef struct pq_chunk_work {
     pq_buf crypt;                /* encryption scratch */
     pq_buf page_min, page_max;   /* a page's statistics */
     pq_compressor comp;
+    /* chooser.c: one decision's compressed sample size per encoding at
+     * the sample level, SIZE_MAX until measured */
+    size_t sample_sizes[10];
 } pq_chunk_work;
 
 typedef enum pq_cw_mode {

@@ -115,11 +115,15 @@ static inline int delta_encode(pq_buf *out, const void *v, size_t n, bool is32,
     return rc;
 }
 
+/* The public encoders are flattened (the block flush and the bit packer
+ * inlined into each): called per page, they run once per value. */
+__attribute__((flatten))
 int pq_delta_encode_i32(pq_buf *out, const int32_t *v, size_t n)
 {
     return delta_encode(out, v, n, true, PQ_DELTA_BLOCK_SIZE, PQ_DELTA_MINIBLOCKS);
 }
 
+__attribute__((flatten))
 int pq_delta_encode_i64(pq_buf *out, const int64_t *v, size_t n)
 {
     return delta_encode(out, v, n, false, PQ_DELTA_BLOCK_SIZE, PQ_DELTA_MINIBLOCKS);
@@ -281,6 +285,7 @@ static int dba_bytes_encode(pq_buf *out, const dba_src *s, size_t n)
     return rc;
 }
 
+__attribute__((flatten))
 int pq_delta_bytes_encode(pq_buf *out, const uint8_t *heap, const uint32_t *off, size_t n)
 {
     if (n > 0 && off == NULL)

@@ -3,6 +3,15 @@
  * bytes. The arena, entry array and table grow geometrically and survive
  * pq_dict_reset, so steady-state inserts do not allocate.
  *
+ * Every value of a dictionary column goes through here (a tenth of a
+ * typed convert's instructions), so a page's values are inserted in one
+ * call (pq_dict_insert_*_n) with XXH3 inlined: a call per value and one
+ * into libxxhash cost about as much as the probe itself. The page loops
+ * are flattened (everything they call inlined into them): an insert
+ * called per value saved and restored its registers every time. The hash only
+ * places entries in the table; indices are in insertion order, so the
+ * hash never shows in the output.
+ *
  * Values are compared as bytes, never as numbers. For FLOAT/DOUBLE that
  * keeps -0.0 and 0.0, and NaNs with different payloads, as distinct
  * entries: a numeric compare would fold -0.0 into 0.0 (changing the bits a
@@ -14,6 +23,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#define XXH_INLINE_ALL /* XXH3 of a short value is a few dozen instructions */
 #include <xxhash.h>
 
 struct pq_dict_ent {
@@ -119,6 +130,7 @@ static int dict_grow_ents(pq_dict *d)
     return 0;
 }
 
+/* The slow path of an insert: a new entry (cold: most values repeat). */
 static int dict_add(pq_dict *d, size_t slot, uint64_t h, const uint8_t *p, uint32_t len,
                     uint32_t *index_out)
 {
@@ -136,24 +148,21 @@ static int dict_add(pq_dict *d, size_t slot, uint64_t h, const uint8_t *p, uint3
     return 0;
 }
 
-/* The table is kept at most half full so linear probes stay short. */
-static int dict_insert(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *index_out)
+/* The table is kept at most half full so linear probes stay short. p is
+ * not NULL (dict_empty stands in for an empty value). */
+static inline int dict_insert(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *index_out)
 {
-    if (index_out == NULL || (len > 0 && p == NULL))
-        return PQ_EINVAL;
-    if (p == NULL)
-        p = dict_empty;
     if ((d->count + 1) * 2 > d->nslots && dict_grow_slots(d) != 0)
         return PQ_ENOMEM;
     uint64_t h = XXH3_64bits(p, len);
     size_t mask = d->nslots - 1;
     size_t j = (size_t)h & mask;
-    for (; d->slots[j] != 0; j = (j + 1) & mask) {
-        const struct pq_dict_ent *e = &d->ents[d->slots[j] - 1];
+    for (uint32_t s; (s = d->slots[j]) != 0; j = (j + 1) & mask) {
+        const struct pq_dict_ent *e = &d->ents[s - 1];
         /* len 0: the arena may hold no memory (NULL + 0 is undefined) */
         if (e->hash == h && e->len == len
             && (len == 0 || pq_memeq(d->arena.data + e->off, p, len))) {
-            *index_out = d->slots[j] - 1;
+            *index_out = s - 1;
             return 0;
         }
     }
@@ -162,16 +171,46 @@ static int dict_insert(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *ind
 
 int pq_dict_insert_fixed(pq_dict *d, const void *val, uint32_t *index_out)
 {
-    if (d->type == PQ_BYTE_ARRAY || val == NULL)
+    if (d->type == PQ_BYTE_ARRAY || val == NULL || index_out == NULL)
         return PQ_EINVAL;
     return dict_insert(d, val, (uint32_t)d->width, index_out);
 }
 
 int pq_dict_insert_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *index_out)
 {
-    if (d->type != PQ_BYTE_ARRAY && len != d->width)
+    if ((d->type != PQ_BYTE_ARRAY && len != d->width) || index_out == NULL ||
+        (len > 0 && p == NULL))
         return PQ_EINVAL;
-    return dict_insert(d, p, len, index_out);
+    return dict_insert(d, p != NULL ? p : dict_empty, len, index_out);
+}
+
+__attribute__((flatten)) int pq_dict_insert_fixed_n(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *index_out)
+{
+    if (d->type == PQ_BYTE_ARRAY || (n > 0 && (vals == NULL || index_out == NULL)))
+        return PQ_EINVAL;
+    const uint32_t w = (uint32_t)d->width;
+    for (size_t i = 0; i < n; i++) {
+        int rc = dict_insert(d, vals + i * w, w, &index_out[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+__attribute__((flatten)) int pq_dict_insert_bytes_n(pq_dict *d, const uint8_t *heap, const uint32_t *off, size_t n,
+                           uint32_t *index_out)
+{
+    if (d->type != PQ_BYTE_ARRAY || (n > 0 && (off == NULL || index_out == NULL)))
+        return PQ_EINVAL;
+    if (heap == NULL && n > 0 && off[n] != off[0])
+        return PQ_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t len = off[i + 1] - off[i];
+        int rc = dict_insert(d, len ? heap + off[i] : dict_empty, len, &index_out[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 size_t pq_dict_count(const pq_dict *d)

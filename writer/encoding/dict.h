@@ -41,6 +41,15 @@ void pq_dict_trim(pq_dict *d);
  * insert_bytes also takes fixed-width values whose len equals the width. */
 int pq_dict_insert_fixed(pq_dict *d, const void *val, uint32_t *index_out);
 int pq_dict_insert_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *index_out);
+/* The same for n values at once (a page's), their indices in
+ * index_out[0..n): fixed-width values back to back at vals; byte arrays
+ * [off[i], off[i + 1]) of heap (NULL only if every value is empty), as a
+ * pq_column holds them. Stops at the first error, entries added so far
+ * kept. BYTE_ARRAY dictionaries only for _bytes_n, the others for
+ * _fixed_n. */
+int pq_dict_insert_fixed_n(pq_dict *d, const uint8_t *vals, size_t n, uint32_t *index_out);
+int pq_dict_insert_bytes_n(pq_dict *d, const uint8_t *heap, const uint32_t *off, size_t n,
+                           uint32_t *index_out);
 
 size_t pq_dict_count(const pq_dict *d);
 /* Size of pq_dict_write_plain's output. */

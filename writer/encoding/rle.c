@@ -66,26 +66,44 @@ static int rle_put_run(pq_buf *out, uint32_t value, size_t count, int bw)
     return 0;
 }
 
+/* vals[start .. start+count) as one LSB-first bit stream, zero-padded to
+ * nbytes. Groups of 8 values fill whole bytes (8 * bw bits), so packing
+ * a literal run at once gives the bytes packing it group by group gives,
+ * without copying each group out first. */
+static void rle_pack_values(uint8_t *dst, const void *vals, size_t es, size_t start,
+                            size_t count, int bw, size_t nbytes)
+{
+    uint8_t *end = dst + nbytes;
+    uint64_t acc = 0;
+    int nb = 0; /* bits pending in acc, always < 64 */
+    for (size_t i = start; i < start + count; i++) {
+        uint64_t x = rle_load(vals, i, es);
+        acc |= x << nb;
+        nb += bw;
+        if (nb >= 64) {
+            rle_store_le64(dst, acc);
+            dst += 8;
+            nb -= 64;
+            acc = nb ? x >> (bw - nb) : 0;
+        }
+    }
+    for (; dst < end; acc >>= 8)
+        *dst++ = (uint8_t)acc;
+}
+
 /* Bit-packs vals[start .. start+count) in groups of 8; only the final call
  * of an encoding may pass a count that is not a multiple of 8 (the spec
  * pads the last group with zeros). */
 static int rle_put_literal(pq_buf *out, const void *vals, size_t es, size_t start,
                            size_t count, int bw)
 {
-    uint64_t g[8];
     while (count > 0) {
         size_t c = count < (size_t)RLE_MAX_GROUPS * 8 ? count : (size_t)RLE_MAX_GROUPS * 8;
         size_t groups = (c + 7) / 8;
         if (pq_buf_put_uvarint(out, (uint64_t)groups << 1 | 1) != 0
             || pq_buf_reserve(out, groups * (size_t)bw) != 0)
             return PQ_ENOMEM;
-        uint8_t *dst = out->data + out->len;
-        for (size_t k = 0; k < c; k += 8, dst += bw) {
-            size_t m = c - k < 8 ? c - k : 8;
-            for (size_t j = 0; j < 8; j++)
-                g[j] = j < m ? rle_load(vals, start + k + j, es) : 0;
-            pq_rle_pack_lsb(dst, g, 8, bw);
-        }
+        rle_pack_values(out->data + out->len, vals, es, start, c, bw, groups * (size_t)bw);
         out->len += groups * (size_t)bw;
         start += c;
         count -= c;
@@ -125,9 +143,17 @@ static inline int rle_encode(pq_buf *out, const void *vals, size_t n, size_t es,
     if (bw < 0 || bw > 32 || (n > 0 && vals == NULL))
         return PQ_EINVAL;
     size_t mark = out->len, lit = 0, i = 0;
+    uint32_t seen = 0; /* the values the fast path passed, OR-ed: checked at the end */
     int rc = 0;
     while (i < n) {
         uint32_t x = rle_load(vals, i, es);
+        /* A value unlike the next starts no run (dictionary indices are
+         * mostly such): it joins the bit-packed run as it is. */
+        if (i + 1 < n && rle_load(vals, i + 1, es) != x) {
+            seen |= x;
+            i++;
+            continue;
+        }
         size_t r = rle_run_length(vals, i, n, es, x);
         if (((uint64_t)x >> bw) != 0) {
             rc = PQ_EINVAL;
@@ -147,6 +173,10 @@ static inline int rle_encode(pq_buf *out, const void *vals, size_t n, size_t es,
         i += r - pad;
         lit = i;
     }
+    if (((uint64_t)seen >> bw) != 0) {
+        rc = PQ_EINVAL;
+        goto fail;
+    }
     if ((rc = rle_put_literal(out, vals, es, lit, n - lit, bw)) != 0)
         goto fail;
     return 0;
@@ -155,11 +185,15 @@ fail:
     return rc;
 }
 
+/* Flattened (the literal and run writers inlined): a page's indices and
+ * levels pass here, and the calls per run cost more than their bodies. */
+__attribute__((flatten))
 int pq_rle_encode_u32(pq_buf *out, const uint32_t *vals, size_t n, int bit_width)
 {
     return rle_encode(out, vals, n, sizeof *vals, bit_width);
 }
 
+__attribute__((flatten))
 int pq_rle_encode_u16(pq_buf *out, const uint16_t *vals, size_t n, int bit_width)
 {
     return rle_encode(out, vals, n, sizeof *vals, bit_width);

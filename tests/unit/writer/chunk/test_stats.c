@@ -773,9 +773,10 @@ static void test_level_histogram_counts_each_level(void **state)
 }
 
 /* Byte-array min/max against a plain memcmp scan, over strings of 0 to 70
- * bytes from a two-letter alphabet with long common prefixes, so every
- * branch of the comparison runs (first byte, 8-byte words, tail bytes,
- * memcmp past 32 bytes, one string a prefix of the other). */
+ * bytes from a two-letter alphabet (a/b, or 0x00/0xff) with long common
+ * prefixes, so every branch of the comparison runs (first byte, 8-byte
+ * keys, tail bytes, memcmp past 32 bytes, one string a prefix of the
+ * other, zero bytes against a shorter value's key padding). */
 static int naive_cmp(const uint8_t *a, size_t la, const uint8_t *b, size_t lb)
 {
     size_t n = la < lb ? la : lb;
@@ -799,7 +800,10 @@ static void test_bytes_min_max_match_memcmp_order_random(void **state)
             off[i] = (uint32_t)at;
             for (size_t k = 0; k < len; k++) {
                 seed = seed * 6364136223846793005u + 1442695040888963407u;
-                heap[at++] = k < prefix ? 'a' : (uint8_t)('a' + (seed >> 62 & 1));
+                /* odd rounds: zero bytes (equal to a shorter value's key
+                 * padding) and 0xff (unsigned order) */
+                uint8_t one = round % 2 ? 0x00 : 'a', two = round % 2 ? 0xff : 'b';
+                heap[at++] = k < prefix ? one : (seed >> 62 & 1) ? two : one;
             }
         }
         off[N] = (uint32_t)at;

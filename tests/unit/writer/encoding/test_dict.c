@@ -233,6 +233,71 @@ static void test_dict_100k_distinct_strings(void **state)
     pq_dict_free(&d);
 }
 
+/* A page's values in one call (pq_dict_insert_bytes_n) give the indices
+ * one-by-one inserts give: repeats, empty strings, values that differ
+ * only past 8 bytes or in length, across several table growths. */
+static void test_dict_batch_insert_matches_single(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    pq_buf heap;
+    pq_buf_init(&heap);
+    uint32_t *off = malloc((N + 1) * sizeof *off);
+    uint32_t *got = malloc(N * sizeof *got);
+    assert_non_null(off);
+    assert_non_null(got);
+    off[0] = 0;
+    for (size_t i = 0; i < N; i++) {
+        char s[48];
+        int n = (i % 7 == 0) ? 0 /* empty */
+                : snprintf(s, sizeof s, "value-%08zu%s", (i * 7919) % 1500,
+                           i / 1500 % 2 ? "" : "-long-enough-to-pass-32-bytes");
+        assert_int_equal(pq_buf_append(&heap, s, (size_t)n), 0);
+        off[i + 1] = (uint32_t)heap.len;
+    }
+    pq_dict one, many;
+    assert_int_equal(pq_dict_init(&one, PQ_BYTE_ARRAY, 0), 0);
+    assert_int_equal(pq_dict_init(&many, PQ_BYTE_ARRAY, 0), 0);
+    /* in uneven batches, as pages arrive */
+    for (size_t at = 0, step = 1; at < N; at += step, step = step * 3 % 997 + 1) {
+        size_t n = step < N - at ? step : N - at;
+        assert_int_equal(pq_dict_insert_bytes_n(&many, heap.data, off + at, n, got + at), 0);
+    }
+    for (size_t i = 0; i < N; i++) {
+        uint32_t idx;
+        assert_int_equal(pq_dict_insert_bytes(&one, heap.data + off[i], off[i + 1] - off[i], &idx),
+                         0);
+        assert_int_equal(got[i], idx);
+    }
+    assert_int_equal(pq_dict_count(&many), pq_dict_count(&one));
+    assert_true(pq_dict_count(&many) > 2500); /* 1500 short, most also long, "" */
+    assert_int_equal(pq_dict_plain_bytes(&many), pq_dict_plain_bytes(&one));
+    /* only empty values: no heap at all */
+    const uint32_t zeros[4] = {0, 0, 0, 0};
+    assert_int_equal(pq_dict_insert_bytes_n(&many, NULL, zeros, 3, got), 0);
+    assert_int_equal(got[0], got[2]);
+    assert_int_equal(pq_dict_count(&many), pq_dict_count(&one));
+    assert_int_equal(pq_dict_insert_bytes_n(&many, NULL, off, 2, got), PQ_EINVAL);
+    /* fixed-width values, and the type checks */
+    pq_dict ints;
+    const int64_t v[5] = {7, -1, 7, 0, -1};
+    assert_int_equal(pq_dict_init(&ints, PQ_INT64, 8), 0);
+    assert_int_equal(pq_dict_insert_fixed_n(&ints, (const uint8_t *)v, 5, got), 0);
+    assert_int_equal(got[0], 0);
+    assert_int_equal(got[1], 1);
+    assert_int_equal(got[2], 0);
+    assert_int_equal(got[3], 2);
+    assert_int_equal(got[4], 1);
+    assert_int_equal(pq_dict_insert_bytes_n(&ints, heap.data, off, 1, got), PQ_EINVAL);
+    assert_int_equal(pq_dict_insert_fixed_n(&many, (const uint8_t *)v, 1, got), PQ_EINVAL);
+    pq_dict_free(&ints);
+    pq_dict_free(&one);
+    pq_dict_free(&many);
+    pq_buf_free(&heap);
+    free(off);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_dict_duplicates_map_to_same_index),
         cmocka_unit_test(test_dict_reset_drops_entries_and_keeps_memory),
         cmocka_unit_test(test_dict_100k_distinct_strings),
+        cmocka_unit_test(test_dict_batch_insert_matches_single),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,11 @@ static void test_rle_rejects_value_wider_than_bit_width(void **state)
     assert_int_equal(pq_buf_append(&b, "xy", 2), 0);
     assert_int_equal(pq_rle_encode_u32(&b, v, 12, 3), PQ_EINVAL);
     assert_int_equal(b.len, 2); /* out unchanged on error */
+    /* a wide value among unlike neighbours is found after the runs that
+     * follow it were written: out is still unchanged */
+    const uint32_t late[13] = {1, 9, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    assert_int_equal(pq_rle_encode_u32(&b, late, 13, 3), PQ_EINVAL);
+    assert_int_equal(b.len, 2);
     const uint16_t w[2] = {1, 8};
     assert_int_equal(pq_bitpacked_encode_u16(&b, w, 2, 3), PQ_EINVAL);
     assert_int_equal(b.len, 2);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "column.h"
+#include "schema_tree.h"
 #include "decode.h"
 #include "rowgroup.h"
 #include "rowgen.h"
@@ -425,9 +426,46 @@ static void test_rowgroup_new_finishes_the_schema_or_reports_why_not(void **stat
     pq_schema_destroy(s);
 }
 
+/* column.c's puts copy a value's bytes without memcpy up to 16 bytes
+ * (overlapping loads): every length 0..40, values back to back in the
+ * heap with their offsets, fixed-width values at their widths. */
+static void test_column_put_copies_every_length(void **state)
+{
+    (void)state;
+    pq_node node;
+    memset(&node, 0, sizeof node);
+    node.type = PQ_BYTE_ARRAY;
+    node.max_def = 1;
+    node.path = (char *)"s";
+    pq_column c;
+    assert_int_equal(pq_column_init(&c, &node), 0);
+    uint8_t src[41], want[41 * 41];
+    size_t at = 0;
+    for (size_t len = 0; len <= 40; len++) {
+        for (size_t k = 0; k < len; k++)
+            src[k] = (uint8_t)(len * 7 + k + 1);
+        assert_int_equal(pq_column_put_bytes(&c, 0, src, len), 0);
+        memcpy(want + at, src, len);
+        at += len;
+        assert_int_equal(pq_column_offsets(&c)[len + 1], at);
+    }
+    assert_int_equal(c.heap.len, at);
+    assert_memory_equal(c.heap.data, want, at);
+    pq_column_free(&c);
+    node.type = PQ_INT64;
+    assert_int_equal(pq_column_init(&c, &node), 0);
+    const int64_t v[3] = {-2, INT64_MAX, 0x0102030405060708};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(pq_column_put_i64(&c, 0, v[i]), 0);
+    assert_int_equal(c.values.len, sizeof v);
+    assert_memory_equal(c.values.data, v, sizeof v);
+    pq_column_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_column_put_copies_every_length),
         cmocka_unit_test(test_rowgroup_move_all_rows_into_empty_destination),
         cmocka_unit_test(test_rowgroup_move_first_rows_leaves_the_rest_in_front),
         cmocka_unit_test(test_rowgroup_move_into_non_empty_destination),
