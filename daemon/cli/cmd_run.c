@@ -658,6 +658,8 @@ static void init_handles(dm_daemon *d)
     uv_timer_init(d->loop, &d->shutdown_timer);
     uv_check_init(d->loop, &d->ack_check);
     d->ack_check.data = d;
+    uv_check_init(d->loop, &d->read_check);
+    d->read_check.data = d;
     uv_signal_init(d->loop, &d->sig_term);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_hup);
