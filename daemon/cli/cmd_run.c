@@ -489,6 +489,11 @@ static void on_shutdown_timer(uv_timer_t *t)
         /* with the inputs: its connections' handles must be closed (by
          * it) before finish_shutdown closes whatever handle is left */
         mt_server_close(d->mt);
+        /* Their close callbacks run in this loop iteration: look again in
+         * 1 ms, not 20 (the files' publication waits). Not 0: libuv 1.44
+         * would run this callback again before the close callbacks. */
+        uv_timer_start(t, on_shutdown_timer, 1, 20);
+        return;
     }
     if (!ls_server_closed(d->ls) || !mt_server_closed(d->mt))
         return;
@@ -658,6 +663,8 @@ static void init_handles(dm_daemon *d)
     uv_timer_init(d->loop, &d->shutdown_timer);
     uv_check_init(d->loop, &d->ack_check);
     d->ack_check.data = d;
+    uv_check_init(d->loop, &d->read_check);
+    d->read_check.data = d;
     uv_signal_init(d->loop, &d->sig_term);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_hup);

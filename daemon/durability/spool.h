@@ -48,10 +48,10 @@
  *
  * Durability: sp_append only buffers; sp_flush write(2)s the buffer to the
  * current segment (one syscall per flush, not per line); sp_sync
- * fdatasync(2)s it. The daemon flushes after every read callback, syncs per
- * batch (sync: batch: in the background, sp_sync_start, before the batch
- * is handed on) or before handing any line on (sync: always), and never
- * syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
+ * fdatasync(2)s it. The daemon flushes once per loop iteration, after its
+ * reads (and at every full batch), syncs per batch (sync: batch: in the
+ * background, sp_sync_start, before the batch is handed on) or before
+ * handing any line on (sync: always), and never syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
  * the buffered records stay and a partial write is cut off again, so a
  * later sp_flush retries. */
 #ifndef PQ_SPOOL_H

@@ -58,8 +58,11 @@ extern const cn_proto cn_proto_lines;
 extern const cn_proto cn_proto_http;
 
 /* One shared read buffer: the loop thread frames each read before the
- * next one, so connections need no buffer of their own. */
-#define LS_READ_BUF (64 * 1024)
+ * next one, so connections need no buffer of their own. 256 KiB, not 64:
+ * a busy connection's socket holds more than 64 KiB, and every read(2)
+ * costs a system call and a TCP window update (16 loopback clients: 4,500
+ * reads per 200 MB at 64 KiB, 950 at 256 KiB). */
+#define LS_READ_BUF (256 * 1024)
 #define LS_BACKLOG 1024
 
 typedef union ls_handle {

@@ -27,6 +27,9 @@
 /* sync: batch: batches that wait for the background sync (ingest.c);
  * when they are this many, the loop waits for the disk itself. */
 #define DM_SYNC_WAIT_BATCHES 8
+/* Lines read in one loop iteration share one spool flush (ingest.c), unless
+ * this many bytes wait for it first. */
+#define DM_FLUSH_BYTES ((size_t)1 << 20)
 #define DM_INPUT_WINDOW_BYTES ((size_t)16 << 20) /* unparsed lines before reading pauses */
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
@@ -79,6 +82,7 @@ typedef struct dm_daemon {
     uv_signal_t sig_term, sig_int, sig_hup;
     uv_timer_t replay_timer;
     uv_check_t ack_check;            /* HTTP replies wait for the spool: group commit */
+    uv_check_t read_check;           /* the reads of one loop iteration: one flush */
     bool handles_ready;
     bool stopping;
     bool listeners_closing;
@@ -89,6 +93,8 @@ typedef struct dm_daemon {
 
 /* ingest.c */
 int dm_on_line(void *user, const char *source, const fr_line *line);
+/* After a read that delivered lines: arms the flush that ends the loop
+ * iteration (or flushes now past DM_FLUSH_BYTES or a full batch). */
 void dm_on_read_done(void *user);
 /* HTTP inputs (listener_cb.h): the seq the next record gets; arms the
  * group commit (once per loop iteration, after its reads: one flush and,

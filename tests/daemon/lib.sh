@@ -271,6 +271,25 @@ wait_exit() {
     forget_pid "$1"
 }
 
+# wait_exact PID SECONDS: as wait_exit, but returns the moment the child
+# exits (wait -n on it and on a timer), not at the next 0.1 s poll: the
+# benchmarks time exits with it.
+wait_exact() {
+    local dog done_pid st
+    sleep "$2" &
+    dog=$!
+    wait -n -p done_pid "$1" "$dog"
+    st=$?
+    if [ "$done_pid" = "$1" ]; then
+        EXIT_STATUS=$st
+        forget_pid "$1"
+        kill "$dog" 2>/dev/null
+        wait "$dog" 2>/dev/null
+    else
+        EXIT_STATUS=timeout
+    fi
+}
+
 # daemon_stop [SIGNAL] [SECONDS]: signals $DPID and waits; sets DSTATUS to
 # the exit status ("timeout": killed with SIGKILL after SECONDS).
 daemon_stop() {
