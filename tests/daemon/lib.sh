@@ -272,21 +272,29 @@ wait_exit() {
 }
 
 # wait_exact PID SECONDS: as wait_exit, but returns the moment the child
-# exits (wait -n on it and on a timer), not at the next 0.1 s poll: the
-# benchmarks time exits with it.
+# exits (`wait PID`), not at the next 0.1 s poll: the benchmarks time
+# exits with it. A watchdog kills the child after SECONDS (EXIT_STATUS
+# "timeout"). Not `wait -n PID TIMER`: bash 5.2 says "no such job" for a
+# child that has already exited and then waits for the timer.
 wait_exact() {
-    local dog done_pid st
-    sleep "$2" &
+    local mark="$T/.wait_exact.$1" dog st=0
+    rm -f "$mark"
+    (
+        trap 'kill "$s" 2>/dev/null; exit 0' TERM
+        sleep "$2" &
+        s=$!
+        wait "$s"
+        kill -0 "$1" 2>/dev/null && : >"$mark" && kill -9 "$1"
+    ) 2>/dev/null &
     dog=$!
-    wait -n -p done_pid "$1" "$dog"
-    st=$?
-    if [ "$done_pid" = "$1" ]; then
-        EXIT_STATUS=$st
-        forget_pid "$1"
-        kill "$dog" 2>/dev/null
-        wait "$dog" 2>/dev/null
-    else
+    wait "$1" 2>/dev/null || st=$?
+    kill "$dog" 2>/dev/null
+    wait "$dog" 2>/dev/null
+    forget_pid "$1"
+    EXIT_STATUS=$st
+    if [ -e "$mark" ]; then
         EXIT_STATUS=timeout
+        rm -f "$mark"
     fi
 }
 
