@@ -279,13 +279,14 @@ wait_exit() {
 wait_exact() {
     local mark="$T/.wait_exact.$1" dog st=0
     rm -f "$mark"
-    (
-        trap 'kill "$s" 2>/dev/null; exit 0' TERM
-        sleep "$2" &
-        s=$!
+    # a process of its own, not a ( ) subshell, which would carry the
+    # script's traps: its exit would run lib_cleanup (kill -9 every child,
+    # rm -rf $T)
+    # shellcheck disable=SC2016
+    bash -c 'sleep "$1" & s=$!
+        trap "kill $s 2>/dev/null; exit 0" TERM
         wait "$s"
-        kill -0 "$1" 2>/dev/null && : >"$mark" && kill -9 "$1"
-    ) 2>/dev/null &
+        kill -0 "$2" 2>/dev/null && : >"$3" && kill -9 "$2"' _ "$2" "$1" "$mark" 2>/dev/null &
     dog=$!
     wait "$1" 2>/dev/null || st=$?
     kill "$dog" 2>/dev/null
