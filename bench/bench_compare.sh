@@ -102,9 +102,7 @@ daemon_run() {
         spawn bash -c 'exec cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$part" "$port"
         cats+=("$SPAWNED")
     done
-    # wait_exact, not wait_exit (which polls every 0.1 s): the daemon's
-    # clock must not carry the script's polling
-    for c in "${cats[@]}"; do wait_exact "$c" 600; done
+    for c in "${cats[@]}"; do wait_exit "$c" 600; done
     received() {
         local body
         body=$(exec 3<>"/dev/tcp/127.0.0.1/$port_m" && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3)
@@ -112,11 +110,8 @@ daemon_run() {
     }
     deadline=$((SECONDS + 300))
     until received || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.02; done
-    kill -TERM "$DPID"
-    wait_exact "$DPID" 120
+    daemon_stop TERM 120
     t1=$(date +%s.%N)
-    DSTATUS=$EXIT_STATUS
-    [ "$DSTATUS" = timeout ] && { daemon_stop KILL 5; DSTATUS=timeout; }
     wait_exit "$poller" 5
     [ "$DSTATUS" = 0 ] || { tail "$DLOG"; die "$key: the daemon exited with $DSTATUS"; }
     [ -s "$T/d-rejects.ndjson" ] && note "$key: $(wc -l <"$T/d-rejects.ndjson") dead letters"

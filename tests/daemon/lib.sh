@@ -271,34 +271,6 @@ wait_exit() {
     forget_pid "$1"
 }
 
-# wait_exact PID SECONDS: as wait_exit, but returns the moment the child
-# exits (`wait PID`), not at the next 0.1 s poll: the benchmarks time
-# exits with it. A watchdog kills the child after SECONDS (EXIT_STATUS
-# "timeout"). Not `wait -n PID TIMER`: bash 5.2 says "no such job" for a
-# child that has already exited and then waits for the timer.
-wait_exact() {
-    local mark="$T/.wait_exact.$1" dog st=0
-    rm -f "$mark"
-    # a process of its own, not a ( ) subshell, which would carry the
-    # script's traps: its exit would run lib_cleanup (kill -9 every child,
-    # rm -rf $T)
-    # shellcheck disable=SC2016
-    bash -c 'sleep "$1" & s=$!
-        trap "kill $s 2>/dev/null; exit 0" TERM
-        wait "$s"
-        kill -0 "$2" 2>/dev/null && : >"$3" && kill -9 "$2"' _ "$2" "$1" "$mark" 2>/dev/null &
-    dog=$!
-    wait "$1" 2>/dev/null || st=$?
-    kill "$dog" 2>/dev/null
-    wait "$dog" 2>/dev/null
-    forget_pid "$1"
-    EXIT_STATUS=$st
-    if [ -e "$mark" ]; then
-        EXIT_STATUS=timeout
-        rm -f "$mark"
-    fi
-}
-
 # daemon_stop [SIGNAL] [SECONDS]: signals $DPID and waits; sets DSTATUS to
 # the exit status ("timeout": killed with SIGKILL after SECONDS).
 daemon_stop() {
