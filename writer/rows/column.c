@@ -115,7 +115,11 @@ static int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const vo
     int rc = put_levels(c, rep, c->max_def);
     if (rc != 0)
         return rc;
-    copy_short(c->values.data + c->values.len, v, c->width);
+    /* memcpy, not copy_short: inlined into pq_column_put_float and _double,
+     * copy_short's branches for other widths read past a 4- or 8-byte
+     * argument as far as GCC's -Warray-bounds can tell (an error in the
+     * -O3 release build), and fixed widths are few and known to memcpy. */
+    memcpy(c->values.data + c->values.len, v, c->width);
     c->values.len += c->width;
     c->n_values++;
     return PQ_OK;
