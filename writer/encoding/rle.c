@@ -23,33 +23,40 @@ static inline void rle_store_le64(uint8_t *dst, uint64_t v)
         dst[i] = (uint8_t)(v >> (8 * i));
 }
 
-void pq_rle_pack_lsb(uint8_t *dst, const uint64_t *vals, size_t count, int bit_width)
-{
-    uint64_t acc = 0;
-    int nb = 0; /* bits pending in acc, always < 64 */
-    for (size_t i = 0; i < count; i++) {
-        uint64_t x = vals[i];
-        acc |= x << nb;
-        nb += bit_width;
-        if (nb >= 64) {
-            rle_store_le64(dst, acc);
-            dst += 8;
-            nb -= 64;
-            /* The high bits of x that did not fit start the next word. */
-            acc = nb ? x >> (bit_width - nb) : 0;
-        }
-    }
-    for (; nb > 0; nb -= 8) {
-        *dst++ = (uint8_t)acc;
-        acc >>= 8;
-    }
-}
-
 /* u16 levels and u32 indices share one encoder; `es` is a constant at
  * each call site, so the compiler specialises the loads. */
 static inline uint32_t rle_load(const void *vals, size_t i, size_t es)
 {
     return es == 2 ? ((const uint16_t *)vals)[i] : ((const uint32_t *)vals)[i];
+}
+
+/* The one bit packer: vals[start .. start+count) (elements of es bytes:
+ * 2, 4, or 8 for DELTA_BINARY_PACKED's 64-bit deltas) LSB first, the
+ * last byte zero-padded; returns the bytes written, ceil(count * bw / 8).
+ * Inlined into both callers, so es is a constant in each. */
+static inline size_t rle_pack_bits(uint8_t *dst, const void *vals, size_t es, size_t start,
+                                   size_t count, int bw)
+{
+    uint8_t *d = dst;
+    uint64_t acc = 0;
+    int nb = 0; /* bits pending in acc, always < 64 */
+    for (size_t i = start; i < start + count; i++) {
+        uint64_t x = es == 8 ? ((const uint64_t *)vals)[i] : rle_load(vals, i, es);
+        acc |= x << nb;
+        nb += bw;
+        if (nb >= 64) {
+            rle_store_le64(d, acc);
+            d += 8;
+            nb -= 64;
+            /* The high bits of x that did not fit start the next word. */
+            acc = nb ? x >> (bw - nb) : 0;
+        }
+    }
+    for (; nb > 0; nb -= 8) {
+        *d++ = (uint8_t)acc;
+        acc >>= 8;
+    }
+    return (size_t)(d - dst);
 }
 
 static int rle_put_run(pq_buf *out, uint32_t value, size_t count, int bw)
@@ -73,22 +80,13 @@ static int rle_put_run(pq_buf *out, uint32_t value, size_t count, int bw)
 static void rle_pack_values(uint8_t *dst, const void *vals, size_t es, size_t start,
                             size_t count, int bw, size_t nbytes)
 {
-    uint8_t *end = dst + nbytes;
-    uint64_t acc = 0;
-    int nb = 0; /* bits pending in acc, always < 64 */
-    for (size_t i = start; i < start + count; i++) {
-        uint64_t x = rle_load(vals, i, es);
-        acc |= x << nb;
-        nb += bw;
-        if (nb >= 64) {
-            rle_store_le64(dst, acc);
-            dst += 8;
-            nb -= 64;
-            acc = nb ? x >> (bw - nb) : 0;
-        }
-    }
-    for (; dst < end; acc >>= 8)
-        *dst++ = (uint8_t)acc;
+    size_t n = rle_pack_bits(dst, vals, es, start, count, bw);
+    memset(dst + n, 0, nbytes - n);
+}
+
+void pq_rle_pack_lsb(uint8_t *dst, const uint64_t *vals, size_t count, int bit_width)
+{
+    rle_pack_bits(dst, vals, sizeof *vals, 0, count, bit_width);
 }
 
 /* Bit-packs vals[start .. start+count) in groups of 8; only the final call
