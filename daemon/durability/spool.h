@@ -51,9 +51,9 @@
  * fdatasync(2)s it. The daemon flushes once per loop iteration, after its
  * reads (and at every full batch), syncs per batch (sync: batch: in the
  * background, sp_sync_start, before the batch is handed on) or before
- * handing any line on (sync: always), and never syncs with sync: none. A failed flush (ENOSPC...) loses nothing:
- * the buffered records stay and a partial write is cut off again, so a
- * later sp_flush retries. */
+ * handing any line on (sync: always), and never syncs with sync: none. A
+ * failed flush (ENOSPC...) loses nothing: the buffered records stay and a
+ * partial write is cut off again, so a later sp_flush retries. */
 #ifndef PQ_SPOOL_H
 #define PQ_SPOOL_H
 
