@@ -110,8 +110,8 @@ daemon_run() {
     }
     deadline=$((SECONDS + 300))
     until received || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.02; done
-    daemon_stop TERM 120
-    t1=$(date +%s.%N)
+    daemon_stop_timed TERM 120
+    t1=$STOPPED_AT
     wait_exit "$poller" 5
     [ "$DSTATUS" = 0 ] || { tail "$DLOG"; die "$key: the daemon exited with $DSTATUS"; }
     [ -s "$T/d-rejects.ndjson" ] && note "$key: $(wc -l <"$T/d-rejects.ndjson") dead letters"

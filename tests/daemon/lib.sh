@@ -284,6 +284,33 @@ daemon_stop() {
     fi
 }
 
+# daemon_stop_timed [SIGNAL] [SECONDS]: as daemon_stop, but returns the
+# moment $DPID exits (a blocking wait, not wait_exit's 0.1 s polls), for
+# benches that time the daemon to its exit; sets DSTATUS and STOPPED_AT
+# (date +%s.%N). A watchdog kills the daemon after SECONDS. The watchdog
+# is ended with SIGKILL: until its fork has exec'd it carries this
+# script's traps, and a TERM there would run lib_cleanup in the fork. Its
+# sleep goes too, and holds none of our descriptors meanwhile: a caller
+# piping our output would otherwise wait for it.
+daemon_stop_timed() {
+    local sig=${1:-TERM} secs=${2:-60} dog
+    kill -"$sig" "$DPID" 2>/dev/null
+    spawn bash -c 'sleep "$2"; kill -9 "$1"' _ "$DPID" "$secs" </dev/null >/dev/null 2>&1
+    dog=$SPAWNED
+    DSTATUS=0
+    wait "$DPID" 2>/dev/null || DSTATUS=$?
+    STOPPED_AT=$(date +%s.%N)
+    forget_pid "$DPID"
+    if alive "$dog"; then
+        pkill -9 -P "$dog" 2>/dev/null   # its sleep
+        kill -9 "$dog" 2>/dev/null
+    else
+        DSTATUS=timeout
+    fi
+    wait "$dog" 2>/dev/null
+    forget_pid "$dog"
+}
+
 # proc_kb PID FIELD: VmRSS / VmHWM ... in KiB from /proc/PID/status.
 proc_kb() {
     awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
