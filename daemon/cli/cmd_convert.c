@@ -284,6 +284,10 @@ static int commit_all(conv *c)
             }
         }
     }
+    /* Every file's data durable before any name appears, the names
+     * durable before we report success (st_sync, twice). */
+    if (st_sync(c->store, &e) != 0)
+        return fail(c, &e);
     for (size_t i = 0; i < c->n_done; i++) {
         pl_finished *d = &c->done[i];
         int rc;
@@ -309,7 +313,7 @@ static int commit_all(conv *c)
             return fail(c, &e);
         c->files_bytes += st_bytes(pl_finished_file(d));
     }
-    return 0;
+    return st_sync(c->store, &e) != 0 ? fail(c, &e) : 0;
 }
 
 /* Removes every temporary file, and with unpublish any file this run
@@ -640,6 +644,9 @@ static int setup_output(conv *c, const args *a, bool config_given)
         fprintf(stderr, "parqd convert: %s\n", e.msg);
         return 1;
     }
+    /* Nothing is visible before commit_all: the files' fsyncs, and the
+     * directories', wait for it and run there together. */
+    st_defer_sync(c->store);
     int rc = dl_init(&c->dl, dl_own ? dl_own : dl, DL_SYNC_CLOSE, &e);
     free(dl_own);
     if (rc != 0) {

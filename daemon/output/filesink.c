@@ -45,9 +45,15 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
-int fs_mkdirs_for(const char *path, pq_err *err)
+/* `mkdir -p` for path's directory; *made (when not NULL) gets a copy of
+ * the topmost directory it created, or NULL: that directory's entry, and
+ * those of the ones below it, are durable only once their parents are
+ * fsynced (fs_commit does it). */
+static int mkdirs(const char *path, char **made, pq_err *err)
 {
     const char *last = strrchr(path, '/');
+    if (made != NULL)
+        *made = NULL;
     if (last == NULL || last == path)
         return PQ_OK;
     char *d = strndup(path, (size_t)(last - path));
@@ -63,7 +69,12 @@ int fs_mkdirs_for(const char *path, pq_err *err)
         if (!end && *p != '/')
             continue;
         *p = '\0';
-        if (mkdir(d, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(d, 0777) == 0) {
+            if (made != NULL && *made == NULL && (*made = strdup(d)) == NULL) {
+                rc = pq_err_set(err, PQ_ENOMEM, "out of memory");
+                goto out;
+            }
+        } else if (errno != EEXIST) {
             rc = pq_err_set(err, PQ_EIO, "cannot create directory %s: %s", d, strerror(errno));
             goto out;
         }
@@ -79,6 +90,11 @@ int fs_mkdirs_for(const char *path, pq_err *err)
 out:
     free(d);
     return rc;
+}
+
+int fs_mkdirs_for(const char *path, pq_err *err)
+{
+    return mkdirs(path, NULL, err);
 }
 
 /* ".<basename>.<pid>-<n>.tmp" beside the final name. The basename is cut
@@ -112,7 +128,7 @@ int fs_open(fs_file *f, const char *dir, const char *name, pq_err *err)
         rc = pq_err_set(err, PQ_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((rc = fs_mkdirs_for(full, err)) != 0)
+    if ((rc = mkdirs(full, &f->made_top, err)) != 0)
         goto fail;
     for (unsigned n = 0; n < 1000; n++) {
         free(f->tmp_path);
@@ -175,9 +191,16 @@ int fs_finish(fs_file *f, pq_err *err)
     if (f->state != FS_OPEN)
         return pq_err_set(err, PQ_ESTATE, "output file: finish without an open file");
     int rc = PQ_OK;
-    if (FS_FSYNC(f->fd) != 0)
+    if (f->defer_sync) {
+#ifdef SYNC_FILE_RANGE_WRITE
+        /* Start writing it out now, while there is other work: the
+         * deferred fsync then mostly waits for nothing. */
+        (void)sync_file_range(f->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    } else if (FS_FSYNC(f->fd) != 0) {
         rc = pq_err_set(err, PQ_EIO, "output file %s: fsync failed: %s", f->tmp_path,
                         why(errno));
+    }
     if (close(f->fd) != 0 && rc == 0)
         rc = pq_err_set(err, PQ_EIO, "output file %s: close failed: %s", f->tmp_path,
                         why(errno));
@@ -186,19 +209,40 @@ int fs_finish(fs_file *f, pq_err *err)
     return rc;
 }
 
-static int sync_dir_of(const char *path, pq_err *err)
+static int sync_dir(void *ctx, const char *d, pq_err *err)
 {
-    const char *slash = strrchr(path, '/');
-    char *d = slash == NULL ? strdup(".") : slash == path ? strdup("/")
-                                          : strndup(path, (size_t)(slash - path));
-    if (d == NULL)
-        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    (void)ctx;
     int rc = PQ_OK;
     int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || (FS_FSYNC(fd) != 0 && errno != EINVAL))
         rc = pq_err_set(err, PQ_EIO, "directory %s: fsync failed: %s", d, why(errno));
     if (fd >= 0)
         close(fd);
+    return rc;
+}
+
+static int add_dir(void *ctx, const char *d, pq_err *err)
+{
+    return fs_syncset_add(ctx, d, err);
+}
+
+static size_t dir_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+}
+
+/* fn with the directory part of path ("." when none). */
+static int call_dir_of(const char *path, int (*fn)(void *, const char *, pq_err *), void *ctx,
+                       pq_err *err)
+{
+    const size_t len = dir_len(path);
+    if (len == 0)
+        return fn(ctx, ".", err);
+    char *d = strndup(path, len);
+    if (d == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    int rc = fn(ctx, d, err);
     free(d);
     return rc;
 }
@@ -208,6 +252,31 @@ static bool same_dir(const char *a, const char *b)
     const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
     size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
     return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* Calls fn with each directory whose entries a commit changed: the final
+ * name's, the temporary name's when another, and the parents of the
+ * directories fs_open created (made_top and those below it). */
+static int each_changed_dir(const fs_file *f, int (*fn)(void *, const char *, pq_err *),
+                            void *ctx, pq_err *err)
+{
+    int rc = call_dir_of(f->final_path, fn, ctx, err);
+    if (rc == 0 && !same_dir(f->tmp_path, f->final_path))
+        rc = call_dir_of(f->tmp_path, fn, ctx, err);
+    if (rc != 0 || f->made_top == NULL)
+        return rc;
+    char *d = strdup(f->tmp_path);          /* in the directory fs_open made */
+    if (d == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "out of memory");
+    const size_t stop = strlen(f->made_top);
+    size_t len = dir_len(d);
+    while (rc == 0 && len >= stop && len > 0) {
+        d[len] = '\0';                      /* d: a directory fs_open made */
+        rc = call_dir_of(d, fn, ctx, err);   /* its entry, in its parent */
+        len = dir_len(d);
+    }
+    free(d);
+    return rc;
 }
 
 /* Renames without replacing: RENAME_NOREPLACE, else link + unlink, else
@@ -259,10 +328,10 @@ int fs_commit(fs_file *f, const char *name, pq_err *err)
     f->state = FS_COMMITTED;
     f->final_path = full;
     full = NULL;
-    /* The rename is only durable once the directory entry is. */
-    rc = sync_dir_of(f->final_path, err);
-    if (rc == 0 && !same_dir(f->tmp_path, f->final_path))
-        rc = sync_dir_of(f->tmp_path, err);
+    /* The rename is only durable once the directory entry is (deferred:
+     * the caller's syncset does it, fs_dirs_to_sync). */
+    if (!f->defer_sync)
+        rc = each_changed_dir(f, sync_dir, NULL, err);
 out:
     free(full);
     return rc;
@@ -293,8 +362,16 @@ void fs_free(fs_file *f)
     free(f->dir);
     free(f->tmp_path);
     free(f->final_path);
-    f->dir = f->tmp_path = f->final_path = NULL;
+    free(f->made_top);
+    f->dir = f->tmp_path = f->final_path = f->made_top = NULL;
     f->state = FS_CLOSED;
+}
+
+int fs_dirs_to_sync(const fs_file *f, fs_syncset *into, pq_err *err)
+{
+    if (f->state != FS_COMMITTED)
+        return pq_err_set(err, PQ_ESTATE, "output file: directories to sync before commit");
+    return each_changed_dir(f, add_dir, into, err);
 }
 
 bool fs_rotate_due(const fs_rotate *r, const fs_usage *u)

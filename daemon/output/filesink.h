@@ -39,6 +39,7 @@
 #include "err.h"
 #include "pq_writer.h"
 #include "store.h"
+#include "syncset.h"
 
 #define FS_EXISTS ST_EXISTS      /* fs_commit: the final name is taken */
 
@@ -53,6 +54,8 @@ typedef struct fs_file {
     char *tmp_path;              /* full path of the temporary file */
     char *final_path;            /* full path once committed */
     uint64_t bytes;              /* written through the sink */
+    char *made_top;              /* the topmost directory fs_open created, or NULL */
+    bool defer_sync;             /* set before fs_finish: the caller fsyncs (below) */
 } fs_file;
 
 /* Creates the temporary file for `name` (relative to dir; checked with
@@ -64,13 +67,22 @@ int fs_open(fs_file *f, const char *dir, const char *name, pq_err *err);
 /* A pq_sink writing to the open file. f must stay at the same address. */
 pq_sink fs_sink(fs_file *f);
 
-/* fsync and close the temporary file. Returns 0 or PQ_EIO. */
+/* fsync and close the temporary file. Returns 0 or PQ_EIO. With
+ * defer_sync it only starts writing the file out and closes it: the
+ * caller fsyncs tmp_path before fs_commit (a syncset of many files). */
 int fs_finish(fs_file *f, pq_err *err);
 
-/* Publishes a finished file as dir/name (missing directories created).
- * Returns 0, FS_EXISTS (nothing changed; try another name), or PQ_EIO /
- * PQ_EINVAL. */
+/* Publishes a finished file as dir/name (missing directories created),
+ * then fsyncs every directory whose entries changed: the file's, and the
+ * parents of the directories fs_open created (their entries are not
+ * durable otherwise, on a file system without a journal). With
+ * defer_sync it leaves those to the caller (fs_dirs_to_sync). Returns 0,
+ * FS_EXISTS (nothing changed; try another name), or PQ_EIO / PQ_EINVAL. */
 int fs_commit(fs_file *f, const char *name, pq_err *err);
+
+/* Adds to into the directories a committed file's publication changed
+ * (those fs_commit fsyncs without defer_sync). 0, PQ_ENOMEM, PQ_ESTATE. */
+int fs_dirs_to_sync(const fs_file *f, fs_syncset *into, pq_err *err);
 
 /* Closes and removes the temporary file (open or finished). No-op after
  * fs_commit. Returns 0, or PQ_EIO when the file could not be removed (err

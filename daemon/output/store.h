@@ -59,6 +59,13 @@ typedef struct st_ops {
      * answers by existence. */
     int (*published)(st_store *s, const char *where, uint64_t end, bool *yes, pq_err *err);
     void (*destroy)(st_store *s);
+    /* Deferred durability (st_defer_sync): makes every file finished, and
+     * every directory entry published, since the last call durable. NULL:
+     * finish and publish are durable on their own (S3). */
+    int (*sync)(st_store *s, pq_err *err);
+    /* Asks finish and publish to leave their fsyncs to sync (before any
+     * open); a store without deferred durability ignores it. */
+    void (*defer_sync)(st_store *s);
 } st_ops;
 
 /* Every store starts with this. */
@@ -117,6 +124,19 @@ static inline void st_destroy(st_store *s)
         s->ops->destroy(s);
 }
 
+/* parqd convert publishes every file at the end: with st_defer_sync
+ * before the first open, it calls st_sync once after the last finish
+ * (the files' data) and once after the last publish (the directories),
+ * instead of two fsyncs a file one after another. */
+static inline void st_defer_sync(st_store *s)
+{
+    if (s->ops->defer_sync != NULL)
+        s->ops->defer_sync(s);
+}
+static inline int st_sync(st_store *s, pq_err *err)
+{
+    return s->ops->sync != NULL ? s->ops->sync(s, err) : 0;
+}
 /* A pq_sink appending to f. */
 pq_sink st_sink(st_file *f);
 

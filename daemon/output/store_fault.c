@@ -97,12 +97,15 @@ static int f_published(st_store *s, const char *where, uint64_t end, bool *yes, 
 }
 
 static void f_destroy(st_store *s) { free(s); }
+static int f_sync(st_store *s, pq_err *err) { return st_sync(fs_of(s)->inner, err); }
+static void f_defer_sync(st_store *s) { st_defer_sync(fs_of(s)->inner); }
 
 static const st_ops fault_ops = {
     .kind = "fault",
     .open = f_open, .append = f_append, .finish = f_finish, .publish = f_publish,
     .abort = f_abort, .unpublish = f_unpublish, .free = f_free, .bytes = f_bytes,
     .where = f_where, .locate = f_locate, .published = f_published, .destroy = f_destroy,
+    .sync = f_sync, .defer_sync = f_defer_sync,
 };
 
 int st_fault_new(st_store **out, st_store *inner, pq_err *err)

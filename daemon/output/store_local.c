@@ -4,7 +4,12 @@
  * filesink.c does on its own; recovery asks whether the path exists.
  * Also st_sink, the pq_sink over any store's file.
  *
- * Threads: as store.h; the store itself holds only its directory. */
+ * With st_defer_sync (parqd convert) finish and publish leave their
+ * fsyncs to st_sync, which runs them together (syncset.c).
+ *
+ * Threads: as store.h; the store holds its directory and, deferred, the
+ * paths still to fsync, under its mutex (the writer finishes files on a
+ * worker, convert's main thread publishes them). */
 #include "filesink.h"
 
 #include <errno.h>
@@ -13,9 +18,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mutex.h"
+
 typedef struct local_store {
     st_store base;
     char *dir;
+    bool defer;                  /* st_defer_sync: set before the first open */
+    dm_mutex mu;                 /* guards the two sets (finish and publish may
+                                    run on different threads) */
+    fs_syncset files;            /* finished, not yet fsynced (temporary names) */
+    fs_syncset dirs;             /* directories whose entries a publish changed */
 } local_store;
 
 static const st_ops local_ops;
@@ -35,6 +47,7 @@ static int l_open(st_store *s, const char *name, st_file **out, pq_err *err)
     }
     f->base.store = s;
     f->heap = true;
+    f->defer_sync = ls->defer;
     *out = &f->base;
     return 0;
 }
@@ -48,13 +61,50 @@ static int l_append(st_file *f, const void *p, size_t n, pq_err *err)
 static int l_finish(st_file *f, const char *range, pq_err *err)
 {
     (void)range;                 /* the footer holds it */
-    return fs_finish(as_fs(f), err);
+    local_store *ls = (local_store *)f->store;
+    int rc = fs_finish(as_fs(f), err);
+    if (rc == 0 && ls->defer) {
+        dm_mutex_lock(&ls->mu);
+        rc = fs_syncset_add(&ls->files, as_fs(f)->tmp_path, err);
+        dm_mutex_unlock(&ls->mu);
+    }
+    return rc;
+}
+
+static int l_sync_files(local_store *ls, pq_err *err)
+{
+    dm_mutex_lock(&ls->mu);
+    int rc = fs_syncset_sync(&ls->files, false, err);
+    dm_mutex_unlock(&ls->mu);
+    return rc;
 }
 
 static int l_publish(st_file *f, const char *name, pq_err *err)
 {
-    return fs_commit(as_fs(f), name, err);
+    local_store *ls = (local_store *)f->store;
+    /* A finished file's data is durable before its name is visible, even
+     * when the caller published without st_sync first. */
+    int rc = ls->defer && ls->files.n > 0 ? l_sync_files(ls, err) : 0;
+    rc = rc ? rc : fs_commit(as_fs(f), name, err);
+    if (rc == 0 && ls->defer) {
+        dm_mutex_lock(&ls->mu);
+        rc = fs_dirs_to_sync(as_fs(f), &ls->dirs, err);
+        dm_mutex_unlock(&ls->mu);
+    }
+    return rc;
 }
+
+static int l_sync(st_store *s, pq_err *err)
+{
+    local_store *ls = (local_store *)s;
+    int rc = l_sync_files(ls, err);
+    dm_mutex_lock(&ls->mu);
+    rc = rc ? rc : fs_syncset_sync(&ls->dirs, true, err);
+    dm_mutex_unlock(&ls->mu);
+    return rc;
+}
+
+static void l_defer_sync(st_store *s) { ((local_store *)s)->defer = true; }
 
 static int l_abort(st_file *f, pq_err *err) { return fs_abort(as_fs(f), err); }
 
@@ -109,6 +159,9 @@ static int l_published(st_store *s, const char *where, uint64_t end, bool *yes, 
 static void l_destroy(st_store *s)
 {
     local_store *ls = (local_store *)s;
+    fs_syncset_free(&ls->files);
+    fs_syncset_free(&ls->dirs);
+    dm_mutex_destroy(&ls->mu);
     free(ls->dir);
     free(ls);
 }
@@ -119,6 +172,7 @@ static const st_ops local_ops = {
     .open = l_open, .append = l_append, .finish = l_finish, .publish = l_publish,
     .abort = l_abort, .unpublish = l_unpublish, .free = l_free, .bytes = l_bytes,
     .where = l_where, .locate = l_locate, .published = l_published, .destroy = l_destroy,
+    .sync = l_sync, .defer_sync = l_defer_sync,
 };
 
 int st_local_new(st_store **out, const char *dir, pq_err *err)
@@ -128,6 +182,13 @@ int st_local_new(st_store **out, const char *dir, pq_err *err)
         free(ls);
         return pq_err_set(err, PQ_ENOMEM, "out of memory");
     }
+    if (dm_mutex_init(&ls->mu) != 0) {
+        free(ls->dir);
+        free(ls);
+        return pq_err_set(err, PQ_ENOMEM, "cannot create a mutex");
+    }
+    fs_syncset_init(&ls->files);
+    fs_syncset_init(&ls->dirs);
     ls->base.ops = &local_ops;
     *out = &ls->base;
     return 0;

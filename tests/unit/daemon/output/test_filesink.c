@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,18 +45,31 @@ static ssize_t test_write(int fd, const void *p, size_t n)
     return w;
 }
 
+/* The paths fsynced, joined by '\n' (syncset.c calls from its threads). */
+static pthread_mutex_t synced_mu = PTHREAD_MUTEX_INITIALIZER;
+static char synced[8192];
+
 static int test_fsync(int fd)
 {
     if (fail_fsync) {
         errno = EIO;
         return -1;
     }
+    char link[64], path[1024];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    path[n > 0 ? n : 0] = '\0';
+    pthread_mutex_lock(&synced_mu);
+    strncat(synced, path, sizeof synced - strlen(synced) - 2);
+    strcat(synced, "\n");
+    pthread_mutex_unlock(&synced_mu);
     return fsync(fd);
 }
 
 #define FS_WRITE test_write
 #define FS_FSYNC test_fsync
 #include "../../../../daemon/output/filesink.c"
+#include "../../../../daemon/output/syncset.c"
 #include "../../../../daemon/output/pathtpl.c"
 #include "../../../../daemon/output/pathtpl_render.c"
 #include "tmpdir.h"
@@ -91,6 +105,7 @@ static int setup(void **state)
     fail_write_errno = ENOSPC;
     fail_fsync = 0;
     written_total = 0;
+    synced[0] = '\0';
     return mkdir(root, 0777);
 }
 
@@ -376,6 +391,113 @@ static void test_filesink_rotation_policy(void **state)
     assert_false(fs_rotate_due(&none, &u));
 }
 
+/* Whether synced holds the line dir (root's real path + rel). */
+static bool was_synced(const char *rel)
+{
+    char real[PATH_MAX], line[PATH_MAX + 64];
+    assert_non_null(realpath(root, real));
+    snprintf(line, sizeof line, "\n%s%s\n", real, rel);
+    char all[sizeof synced + 1];
+    snprintf(all, sizeof all, "\n%s", synced);
+    return strstr(all, line) != NULL;
+}
+
+static size_t n_synced(void)
+{
+    size_t n = 0;
+    for (const char *c = synced; *c; c++)
+        n += *c == '\n';
+    return n;
+}
+
+/* On a file system without a journal a new directory's entry is durable
+ * only once its parent is fsynced: a published partition must not lose
+ * its directory in a crash. */
+static void test_filesink_commit_syncs_the_parents_of_new_directories(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    fs_file f;
+    assert_int_equal(fs_open(&f, root, "a/b/f.parquet", &err), 0);
+    write_str(&f, "x");
+    assert_int_equal(fs_finish(&f, &err), 0);
+    assert_int_equal(n_synced(), 1);                   /* the file */
+    synced[0] = '\0';
+    assert_int_equal(fs_commit(&f, "a/b/f.parquet", &err), 0);
+    assert_true(was_synced("/a/b"));                   /* the rename */
+    assert_true(was_synced("/a"));                     /* b's entry */
+    assert_true(was_synced(""));                       /* a's entry */
+    assert_int_equal(n_synced(), 3);
+    fs_free(&f);
+
+    /* Nothing new to make durable but the rename's directory. */
+    synced[0] = '\0';
+    assert_int_equal(fs_open(&f, root, "a/b/g.parquet", &err), 0);
+    assert_int_equal(fs_finish(&f, &err), 0);
+    assert_int_equal(fs_commit(&f, "a/b/g.parquet", &err), 0);
+    assert_true(was_synced("/a/b"));
+    assert_int_equal(n_synced(), 2);                   /* and the file, at finish */
+    fs_free(&f);
+}
+
+/* parqd convert's deferred durability: no fsync at finish or commit; the
+ * syncset does the same ones later, each once. */
+static void test_filesink_deferred_sync_leaves_the_fsyncs_to_a_syncset(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    fs_syncset files, dirs;
+    fs_syncset_init(&files);
+    fs_syncset_init(&dirs);
+    fs_file f[2];
+    const char *names[2] = {"t=1/x/f.parquet", "t=1/x/g.parquet"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(fs_open(&f[i], root, names[i], &err), 0);
+        f[i].defer_sync = true;
+        write_str(&f[i], "data");
+        assert_int_equal(fs_finish(&f[i], &err), 0);
+        assert_int_equal(fs_syncset_add(&files, f[i].tmp_path, &err), 0);
+    }
+    assert_int_equal(n_synced(), 0);
+    assert_int_equal(fs_syncset_sync(&files, false, &err), 0);
+    assert_int_equal(n_synced(), 2);                   /* both temporary files */
+    assert_int_equal(files.n, 0);
+    synced[0] = '\0';
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(fs_commit(&f[i], names[i], &err), 0);
+        assert_int_equal(fs_dirs_to_sync(&f[i], &dirs, &err), 0);
+    }
+    assert_int_equal(n_synced(), 0);
+    assert_int_equal(fs_syncset_sync(&dirs, true, &err), 0);
+    assert_true(was_synced("/t=1/x"));
+    assert_true(was_synced("/t=1"));
+    assert_true(was_synced(""));
+    assert_int_equal(n_synced(), 3);                   /* each directory once */
+    for (int i = 0; i < 2; i++)
+        fs_free(&f[i]);
+    fs_syncset_free(&files);
+    fs_syncset_free(&dirs);
+}
+
+static void test_filesink_syncset_failure_names_the_path(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    fs_syncset s;
+    fs_syncset_init(&s);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/missing", root);
+    assert_int_equal(fs_syncset_add(&s, dir, &err), 0);
+    assert_int_equal(fs_syncset_sync(&s, true, &err), PQ_EIO);
+    assert_non_null(strstr(err.msg, "missing"));
+    assert_int_equal(s.n, 0);
+    assert_int_equal(fs_syncset_add(&s, root, &err), 0);
+    fail_fsync = 1;
+    assert_int_equal(fs_syncset_sync(&s, true, &err), PQ_EIO);
+    assert_non_null(strstr(err.msg, "fsync failed"));
+    fs_syncset_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +521,12 @@ int main(void)
             test_filesink_a_file_in_the_way_of_a_directory_is_reported, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filesink_carries_a_parquet_writer, setup, teardown),
         cmocka_unit_test(test_filesink_rotation_policy),
+        cmocka_unit_test_setup_teardown(test_filesink_commit_syncs_the_parents_of_new_directories,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_filesink_deferred_sync_leaves_the_fsyncs_to_a_syncset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filesink_syncset_failure_names_the_path, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
