@@ -544,6 +544,15 @@ static int exact_integer(const json_number *num, json_int128 *out)
 
 int sk_int_signed(const json_number *num, int bits, int64_t *out)
 {
+    /* the common case in 64 bits: the 128-bit path below cost an integer
+     * column about 35 instructions a value */
+    if (num->kind == JSON_NUM_INT64 && bits >= 1 && bits <= 64) {
+        const int64_t lim = bits == 64 ? 0 : (int64_t)1 << (bits - 1);
+        if (bits != 64 && (num->i >= lim || num->i < -lim))
+            return PQ_ELIMIT;
+        *out = num->i;
+        return PQ_OK;
+    }
     json_int128 v;
     int rc = exact_integer(num, &v);
     if (rc != 0)

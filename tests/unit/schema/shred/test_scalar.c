@@ -232,6 +232,17 @@ static void test_scalar_integer_ranges(void **state)
     assert_int_equal(sk_int_signed(number("128"), 8, &i), PQ_ELIMIT);
     assert_int_equal(sk_int_signed(number("-9223372036854775808"), 64, &i), 0);
     assert_int_equal(i, INT64_MIN);
+    assert_int_equal(sk_int_signed(number("127"), 8, &i), 0);
+    assert_int_equal(i, 127);
+    assert_int_equal(sk_int_signed(number("-128"), 8, &i), 0);
+    assert_int_equal(i, -128);
+    assert_int_equal(sk_int_signed(number("128"), 8, &i), PQ_ELIMIT);
+    assert_int_equal(sk_int_signed(number("-129"), 8, &i), PQ_ELIMIT);
+    assert_int_equal(sk_int_signed(number("-2147483648"), 32, &i), 0);
+    assert_int_equal(sk_int_signed(number("2147483648"), 32, &i), PQ_ELIMIT);
+    assert_int_equal(sk_int_signed(number("9223372036854775807"), 64, &i), 0);
+    assert_true(i == INT64_MAX);
+    assert_int_equal(sk_int_signed(number("9223372036854775808"), 64, &i), PQ_ELIMIT);
     assert_int_equal(sk_int_signed(number("1e3"), 16, &i), 0);
     assert_int_equal(i, 1000);
     assert_int_equal(sk_int_signed(number("1.5"), 32, &i), PQ_ETYPE);
