@@ -261,7 +261,7 @@ const void *scan_scalar(sh_shredder *s, const char *c, const char *end,
 static inline const char *any_key(sh_shredder *s, const char *at, const char *end,
                                   const char **v)
 {
-    const char *k = json_scan_string(&s->parser, at + 1, end);
+    const char *k = plain_string(s, at, end);
     *v = k ? after_colon(k + 1, end) : NULL;
     return *v ? k : NULL;
 }
