@@ -6,7 +6,7 @@
  * that followed the previous key in the last record (sh_trie.after; a
  * struct's next field). One compare of the line's `"key":` bytes confirms
  * it (sh_keypat: masked 8-byte words); then the value is read by the JSON
- * scanners (json_scan.h's string scan, a small-integer read, else
+ * scanners (json_scan.h's string scan, a read of short numbers, else
  * json_scan_number: the parser's own code) and converted by the column's
  * own conversion (shv_put_scalar), and the next member is tried the same
  * way, all without a callback per token; so is an array of a top-level
