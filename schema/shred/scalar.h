@@ -18,6 +18,9 @@
  * no zone = UTC) to the unit since the epoch; digits below the unit are
  * dropped toward negative infinity. */
 int sk_parse_timestamp(const char *s, size_t n, pq_time_unit unit, int64_t *out);
+/* The same without sk_parse_timestamp's fast path for the common fixed
+ * layout: the reference tests/fuzz/fuzz_timestamp.c compares it with. */
+int sk_parse_timestamp_general(const char *s, size_t n, pq_time_unit unit, int64_t *out);
 
 /* An epoch number: integers are in the column's unit; numbers with a
  * fraction or exponent are seconds (Zeek's `ts`), converted exactly. */

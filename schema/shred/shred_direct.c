@@ -6,7 +6,7 @@
  * that followed the previous key in the last record (sh_trie.after; a
  * struct's next field). One compare of the line's `"key":` bytes confirms
  * it (sh_keypat: masked 8-byte words); then the value is read by the JSON
- * scanners (json_scan.h's string scan, a small-integer read, else
+ * scanners (json_scan.h's string scan, a read of short numbers, else
  * json_scan_number: the parser's own code) and converted by the column's
  * own conversion (shv_put_scalar), and the next member is tried the same
  * way, all without a callback per token; so is an array of a top-level
@@ -109,12 +109,19 @@ const char *match_key(const sh_keypat *p, const char *at, const char *end,
     return after_colon(at + len + 2, end);
 }
 
-/* An integer of at most 18 digits ("-12", "0"; not "1.5", "1e3", "012"):
- * num filled as the parser fills it (json.c: parse_number, number_integer)
- * and the byte after it returned; NULL sends anything else to
- * json_scan_number. */
-static inline const char *small_int(const char *c, const char *end, json_number *num)
+/* A number of at most 18 digits without exponent ("-12", "0", "0.746";
+ * not "1e3", "012", "1."): num filled as the parser fills it (json.c:
+ * parse_number with number_integer, or number_double, whose Clinger
+ * division this is: both operands exact, so one IEEE division rounds
+ * correctly) and the byte after it returned; NULL sends anything else
+ * (a significand past 2^53 among them) to json_scan_number. A fraction
+ * here instead of there: about 230 instructions less per double
+ * (latency_ms of the access logs). */
+static inline __attribute__((always_inline))
+const char *small_int(const char *c, const char *end, json_number *num)
 {
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+                                   1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
     const char *const s = c;
     const bool neg = *c == '-';
     c += neg;
@@ -123,8 +130,23 @@ static inline const char *small_int(const char *c, const char *end, json_number 
     while (c < end && (unsigned)(*c - '0') < 10 && c - ip < 19)
         m = m * 10 + (uint64_t)(*c++ - '0');
     const size_t n = (size_t)(c - ip);
-    if (n == 0 || n > 18 || (*ip == '0' && n > 1) ||
-        (c < end && (*c == '.' || (*c | 0x20) == 'e')))
+    if (n == 0 || n > 18 || (*ip == '0' && n > 1))
+        return NULL;
+    if (c < end && *c == '.') {
+        const char *const fp = ++c;
+        while (c < end && (unsigned)(*c - '0') < 10 && (size_t)(c - fp) + n < 19)
+            m = m * 10 + (uint64_t)(*c++ - '0');
+        const size_t f = (size_t)(c - fp);
+        if (f == 0 || f + n > 18 || m > (1ULL << 53) ||
+            (c < end && ((unsigned)(*c - '0') < 10 || (*c | 0x20) == 'e')))
+            return NULL;
+        const double v = (double)m / pow10[f];
+        *num = (json_number){.raw = s, .len = (size_t)(c - s), .kind = JSON_NUM_DOUBLE,
+                             .negative = neg, .d = neg ? -v : v, .int_digits = ip,
+                             .int_len = n, .frac_digits = fp, .frac_len = f};
+        return c;
+    }
+    if (c < end && (*c | 0x20) == 'e')
         return NULL;
     *num = (json_number){.raw = s, .len = (size_t)(c - s), .kind = JSON_NUM_INT64,
                          .negative = neg, .i = neg ? -(int64_t)m : (int64_t)m,
@@ -136,7 +158,8 @@ static inline const char *small_int(const char *c, const char *end, json_number 
 /* The string value at c (its opening quote): the closing quote when it has
  * no escape and is valid UTF-8, else NULL. Plain ASCII is scanned inline;
  * other bytes go to the parser's own check. */
-static inline const char *plain_string(sh_shredder *s, const char *c, const char *end)
+static inline __attribute__((always_inline))
+const char *plain_string(sh_shredder *s, const char *c, const char *end)
 {
     const char *q = (const char *)json_skip_plain((const uint8_t *)c + 1, (const uint8_t *)end);
     if (q < end && *q == '"')
@@ -238,7 +261,7 @@ const void *scan_scalar(sh_shredder *s, const char *c, const char *end,
 static inline const char *any_key(sh_shredder *s, const char *at, const char *end,
                                   const char **v)
 {
-    const char *k = json_scan_string(&s->parser, at + 1, end);
+    const char *k = plain_string(s, at, end);
     *v = k ? after_colon(k + 1, end) : NULL;
     return *v ? k : NULL;
 }

@@ -162,6 +162,10 @@ struct sh_shredder {
     uint8_t fast;                /* sh_fast: set by a key, taken by the
                                     value event right after it */
     bool general_only;           /* sh_shredder_set_fast(false) */
+    uint8_t *from_line;          /* per column: 1 when its value comes from
+                                    the line (a path, not the rest column),
+                                    so a seen one needs nothing at the
+                                    record's end (finish_columns) */
     sh_field_key *field_keys;    /* per leaf (shd_setup) */
     size_t n_field_keys;
     const char *direct_declined; /* shred_direct.c: the key it last declined

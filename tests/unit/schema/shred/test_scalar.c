@@ -70,6 +70,40 @@ static void test_scalar_timestamp_rejects_malformed_and_out_of_range(void **stat
     assert_int_equal(sk_parse_timestamp(far, strlen(far), PQ_UNIT_MICROS, &v), 0);
 }
 
+/* The fixed-layout fast path of sk_parse_timestamp against the general
+ * parse, at the edges of its layout: each string gives the same code and
+ * value both ways, in every unit. */
+static void test_scalar_timestamp_fixed_layout_matches_general(void **state)
+{
+    (void)state;
+    const char *cases[] = {
+        "2024-05-14T06:59:59.968+01:00", "2024-05-14T05:59:59.966Z", "2024-05-14T05:59:59Z",
+        "2024-05-14T05:59:59", "2024-05-14T05:59:59.1", "2024-05-14T05:59:59.123456789Z",
+        "2024-05-14T05:59:59.1234567891Z", "2024-05-14T05:59:59.Z", "2024-05-14T05:59:59,5Z",
+        "1969-12-31T23:59:59.999-00:30", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z",
+        "2024-05-14T05:59:60Z", "2024-05-14T24:00:00Z", "2024-05-14T05:59:59+24:00",
+        "2024-05-14T05:59:59+05", "2024-05-14T05:59:59+0530", "2024-05-14T05:59:59+05:3",
+        "2024-05-14T05:59:59+05:30x", "2024-05-14T05:59:59z", "2024-05-14t05:59:59Z",
+        "2024-05-14 05:59:59Z", "2024-5-14T05:59:59Z", "2024-05-14T05:59:5", "0000-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999999999+23:59", "2024-00-14T05:59:59Z", "2024-05-00T05:59:59Z",
+        "2024-05-14T05:60:00Z", "2024-05-14T05:59:59.12a",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int unit = PQ_UNIT_MILLIS; unit <= PQ_UNIT_NANOS; unit++) {
+            int64_t fast = 42, general = 42;
+            const size_t n = strlen(cases[i]);
+            const int rf = sk_parse_timestamp(cases[i], n, (pq_time_unit)unit, &fast);
+            const int rg = sk_parse_timestamp_general(cases[i], n, (pq_time_unit)unit, &general);
+            if (rf != rg || (rf == 0 && fast != general))
+                fail_msg("'%s' unit %d: rc %d value %lld, general rc %d value %lld", cases[i],
+                         unit, rf, (long long)fast, rg, (long long)general);
+        }
+    }
+    /* the layout the fast path takes, checked by value too */
+    assert_int_equal(ts("2024-05-14T06:59:59.968+01:00", PQ_UNIT_MICROS), 1715666399968000LL);
+    assert_int_equal(ts("1969-12-31T23:59:59.9999Z", PQ_UNIT_MILLIS), -1);
+}
+
 /* Zeek writes `ts` as float seconds; integers are in the column's unit. */
 static void test_scalar_epoch_numbers_fraction_means_seconds(void **state)
 {
@@ -198,6 +232,17 @@ static void test_scalar_integer_ranges(void **state)
     assert_int_equal(sk_int_signed(number("128"), 8, &i), PQ_ELIMIT);
     assert_int_equal(sk_int_signed(number("-9223372036854775808"), 64, &i), 0);
     assert_int_equal(i, INT64_MIN);
+    assert_int_equal(sk_int_signed(number("127"), 8, &i), 0);
+    assert_int_equal(i, 127);
+    assert_int_equal(sk_int_signed(number("-128"), 8, &i), 0);
+    assert_int_equal(i, -128);
+    assert_int_equal(sk_int_signed(number("128"), 8, &i), PQ_ELIMIT);
+    assert_int_equal(sk_int_signed(number("-129"), 8, &i), PQ_ELIMIT);
+    assert_int_equal(sk_int_signed(number("-2147483648"), 32, &i), 0);
+    assert_int_equal(sk_int_signed(number("2147483648"), 32, &i), PQ_ELIMIT);
+    assert_int_equal(sk_int_signed(number("9223372036854775807"), 64, &i), 0);
+    assert_true(i == INT64_MAX);
+    assert_int_equal(sk_int_signed(number("9223372036854775808"), 64, &i), PQ_ELIMIT);
     assert_int_equal(sk_int_signed(number("1e3"), 16, &i), 0);
     assert_int_equal(i, 1000);
     assert_int_equal(sk_int_signed(number("1.5"), 32, &i), PQ_ETYPE);
@@ -212,6 +257,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalar_timestamp_rfc3339_offsets_and_fractions),
         cmocka_unit_test(test_scalar_timestamp_rejects_malformed_and_out_of_range),
+        cmocka_unit_test(test_scalar_timestamp_fixed_layout_matches_general),
         cmocka_unit_test(test_scalar_epoch_numbers_fraction_means_seconds),
         cmocka_unit_test(test_scalar_date_and_time),
         cmocka_unit_test(test_scalar_decimals_are_exact_never_rounded),

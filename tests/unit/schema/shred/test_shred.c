@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "column.h"
@@ -145,6 +146,53 @@ static void test_shred_typed_scalars_and_missing_fields(void **state)
     assert_int_equal(i64_at(&r, "t", 1), 2500); /* float seconds */
     assert_int_equal(pq_writer_rows_buffered(r.w), 2);
     rig_close(&r);
+}
+
+/* Doubles and narrow integers read by the schema-directed parse (its
+ * small-number read takes "0.746" itself) land the bits the parser's
+ * events give (strtod's correctly rounded double; the range checks): the
+ * same lines shredded with the fast paths on (each line twice, so the
+ * second takes the predicted keys) and off. */
+static void test_shred_direct_numbers_match_event_path(void **state)
+{
+    (void)state;
+    static const char *const nums[] = {
+        "0.746", "-0.0", "0.1", "19.175", "123456789012345.678", "9007199254740993.0",
+        "0.30000000000000004", "4.35", "-1234.5", "1.5e3", "12", "0.000000000000000001",
+        "900719925474099.3", "9007199254740.992"};
+    static const char *const ints[] = {"32767", "32768", "-32768", "-32769", "0", "-0"};
+    const char *yaml = "columns:\n"
+                       "  - {name: d, type: double}\n"
+                       "  - {name: i, type: int16}\n"
+                       "  - {name: rest, type: variant, from: \"*\"}\n";
+    rig on, off;
+    rig_open(&on, yaml);
+    rig_open(&off, yaml);
+    sh_shredder_set_fast(off.sh, false);
+    char line[128];
+    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+        snprintf(line, sizeof line, "{\"d\":%s,\"i\":%s}", nums[k], ints[k % 6]);
+        for (int twice = 0; twice < 2; twice++) {
+            assert_int_equal(shred(&on, line), 0);
+            assert_int_equal(shred(&off, line), 0);
+        }
+    }
+    const pq_column *a = leaf(&on, "d"), *b = leaf(&off, "d");
+    assert_int_equal(a->n_values, b->n_values);
+    assert_memory_equal(a->values.data, b->values.data, 8 * a->n_values);
+    for (size_t k = 0; k < 2 * sizeof nums / sizeof nums[0]; k++) {
+        double got, want = strtod(nums[k / 2], NULL);
+        memcpy(&got, a->values.data + 8 * k, 8);
+        assert_memory_equal(&got, &want, 8);
+    }
+    a = leaf(&on, "i");
+    b = leaf(&off, "i");
+    assert_int_equal(a->n_values, b->n_values);
+    assert_memory_equal(a->values.data, b->values.data, 4 * a->n_values);
+    expect_levels(&on, "i", "1 1 0 0 1 1 0 0 1 1 1 1 1 1 0 0 1 1 0 0 1 1 1 1 1 1 0 0");
+    expect_levels(&off, "i", "1 1 0 0 1 1 0 0 1 1 1 1 1 1 0 0 1 1 0 0 1 1 1 1 1 1 0 0");
+    rig_close(&on);
+    rig_close(&off);
 }
 
 /* from: _index takes the index sh_set_index gave for the next line (a
@@ -400,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_shred_variant_and_json_inside_struct_and_list),
         cmocka_unit_test(test_shred_geometry_from_geojson),
         cmocka_unit_test(test_shred_index_column_from_set_index),
+        cmocka_unit_test(test_shred_direct_numbers_match_event_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
