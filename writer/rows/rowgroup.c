@@ -7,7 +7,10 @@
  * values, the definition and repetition levels and the byte-array heap,
  * plus one pass that rebases the byte-array offsets. Finding where row n
  * starts costs nothing for flat leaves (level n) and one scan of the
- * repetition levels for repeated ones; moving all rows needs no scan. */
+ * repetition levels for repeated ones; moving all rows needs no scan.
+ * Copying rows out of an indexed row group (pq_rowgroup_copy_rows, for a
+ * partitioned output's batches) looks every row's starts up instead, and
+ * leaves the source as it is. */
 #include "rowgroup_int.h"
 
 #include <stdlib.h>
