@@ -25,6 +25,8 @@ pl_batch *pl_batch_new(void)
     pq_buf_init(&b->keys);
     pq_buf_init(&b->key_off);
     pq_buf_init(&b->key_time);
+    pq_row_index_init(&b->rix);
+    pq_buf_init(&b->grp_end);
     /* A batch goes on at PL_BATCH_BYTES; the read that crosses it may add
      * up to one more read buffer's worth. Lines average hundreds of bytes. */
     size_t text = PL_BATCH_BYTES + ((size_t)64 << 10);
@@ -49,10 +51,9 @@ void pl_batch_destroy(pl_batch *b)
     pq_buf_free(&b->keys);
     pq_buf_free(&b->key_off);
     pq_buf_free(&b->key_time);
+    pq_row_index_free(&b->rix);
+    pq_buf_free(&b->grp_end);
     pq_rowgroup_destroy(b->rows);
-    for (size_t i = 0; i < b->cap_grows; i++)
-        pq_rowgroup_destroy(b->grows[i]);
-    free(b->grows);
     free(b);
 }
 
@@ -74,9 +75,8 @@ void pl_batch_reset(pl_batch *b, uint64_t first_seq)
     b->fatal = 0;
     if (b->rows != NULL)
         pq_rowgroup_reset(b->rows);
-    for (size_t i = 0; i < b->n_grows; i++)
-        pq_rowgroup_reset(b->grows[i]);
-    b->n_grows = 0;
+    pq_buf_reset(&b->grp_end);
+    b->n_groups = 0;
 }
 
 /* Consecutive lines from one connection share one copy of its source. */

@@ -33,19 +33,19 @@ struct pl_batch {
     pq_buf reasons;
     /* partitioned output (output.path with {{FIELD}}s): each line's
      * partition key (uint32 offset into keys, which holds each distinct
-     * key of the batch once, NUL-terminated); lines are shredded grouped
-     * by key (first appearance order), in seq order within a key, so the
-     * rows of one key are contiguous in rows */
+     * key of the batch once, NUL-terminated; UINT32_MAX: refused) */
     pq_buf keys;
     pq_buf key_off;
     pq_buf key_time;             /* int64 per line: the second its key's time
                                     fields render (event or ingestion time) */
-    /* and the rows by group: one row buffer per key (n_grows this batch,
-     * kept for reuse up to cap_grows), so the assembler moves a whole
-     * buffer instead of shifting one shared buffer after each key's run;
-     * row_lines lists the rows group after group */
-    pq_rowgroup **grows;
-    size_t n_grows, cap_grows;
+    /* and the lines shredded grouped by key (groups in order of first
+     * appearance, seq order within a group) into rows, so that one key's
+     * rows are contiguous (row_lines lists them group after group): group
+     * g's rows end at grp_end[g] (n_groups); the assembler copies them
+     * into the key's file (pq_rowgroup_copy_rows, with rix) */
+    pq_row_index rix;
+    pq_buf grp_end;
+    size_t n_groups;
     bool shredded;
     int fatal;                   /* shredding failed (memory, limits) */
     pq_err err;

@@ -232,7 +232,6 @@ struct pl_pipeline {
     pl_file *lru_head, *lru_tail;
     pl_file *out_head, *out_tail; /* routed files to create (lock held) */
     bool creating;               /* a worker is creating one of them */
-    pq_rowgroup *discard;        /* rows replay skips (assembler) */
     /* Sums over the open files but the current one (assembler): their
      * a.cur_bytes and a.rg_fed, so that the bytes of every open row group
      * are known without visiting each file's columns after each batch

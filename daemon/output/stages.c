@@ -44,7 +44,7 @@ dm_reject pl_reject_reason(sh_reject why)
     return DM_REJECT_SCHEMA;
 }
 
-static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, pq_rowgroup *rows, size_t i)
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
 {
     const pl_line *l = pl_batch_line(b, i);
     char reason[128];
@@ -57,7 +57,7 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, pq_rowgroup *r
     const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
     if (ix != NULL)
         sh_set_index(wk->sh, ix + strlen(PL_INDEX_TAG), strlen(ix + strlen(PL_INDEX_TAG)));
-    int rc = sh_shred_line(wk->sh, rows, (const char *)b->text.data + l->off, l->len,
+    int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
         return add_reject(b, i, pl_reject_reason(sh_last_reject(wk->sh)), e.msg);
@@ -135,12 +135,11 @@ static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t
     return 0;
 }
 
-/* Every line's key, and the order to shred the lines in: grouped by key
- * (groups in order of first appearance), in seq order within a group, each
- * group into a row buffer of its own (group_rows; wk->korder, *n of them:
- * lines whose key was refused are left out; a group's `start` ends up one
- * past its last line in that order). */
-static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
+/* Every line's key, and the lines grouped by key (groups in order of
+ * first appearance, seq order within a group; wk->korder): lines whose
+ * key was refused are left out (key_off UINT32_MAX); a group's `start`
+ * ends up one past its last line in that order. */
+static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b)
 {
     size_t hcap = 16;
     while (hcap < 2 * b->n_lines)
@@ -179,29 +178,6 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t *n)
         order[c->start++] = (uint32_t)i;
         grp[i] = c->key_off;
     }
-    *n = start;
-    return 0;
-}
-
-/* A row buffer for each key group of the batch (kept across batches). */
-static int group_rows(pl_pipeline *p, pl_worker *wk, pl_batch *b)
-{
-    const size_t ng = wk->kgroups.len / sizeof(pl_kgroup);
-    if (ng > b->cap_grows) {
-        pq_rowgroup **n = realloc(b->grows, ng * sizeof *n);
-        if (n == NULL)
-            return PQ_ENOMEM;
-        memset(n + b->cap_grows, 0, (ng - b->cap_grows) * sizeof *n);
-        b->grows = n;
-        b->cap_grows = ng;
-    }
-    for (size_t k = 0; k < ng; k++) {
-        if (b->grows[k] == NULL && pq_rowgroup_new(&b->grows[k], p->ps, &b->err) != 0) {
-            b->grows[k] = NULL;
-            return PQ_ENOMEM;
-        }
-    }
-    b->n_grows = ng;
     return 0;
 }
 
@@ -209,6 +185,33 @@ static int reject_cmp(const void *a, const void *b)
 {
     const pl_reject *x = a, *y = b;
     return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The lines in key order (wk->korder; without keys, all in line order)
+ * into the batch's one row buffer: a key's rows are contiguous, group g's
+ * end at b->grp_end[g] (a rejected line has no row). */
+static int shred_lines(pl_pipeline *p, pl_worker *wk, pl_batch *b)
+{
+    const uint32_t *order = p->route ? (const uint32_t *)(const void *)wk->korder.data : NULL;
+    const pl_kgroup *g = (const pl_kgroup *)(const void *)wk->kgroups.data;
+    const size_t ng = p->route ? wk->kgroups.len / sizeof *g : 0;
+    pq_buf_reset(&b->grp_end);
+    if (pq_buf_reserve(&b->grp_end, ng * sizeof(uint32_t)) != 0)
+        return PQ_ENOMEM;
+    uint32_t *end = (uint32_t *)(void *)b->grp_end.data;
+    const size_t n = order ? (ng ? g[ng - 1].start : 0) : b->n_lines;
+    for (size_t k = 0, grp = 0; k < n; k++) {
+        for (; order != NULL && k >= g[grp].start; grp++)   /* start: one past its last */
+            end[grp] = (uint32_t)pq_rowgroup_rows(b->rows);
+        int rc = shred_line(p, wk, b, order ? order[k] : k);
+        if (rc != 0)
+            return rc;
+    }
+    if (ng > 0)                  /* the others ended at the next one's first line */
+        end[ng - 1] = (uint32_t)pq_rowgroup_rows(b->rows);
+    b->grp_end.len = ng * sizeof(uint32_t);
+    b->n_groups = ng;
+    return 0;
 }
 
 void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
@@ -219,30 +222,19 @@ void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return;
     }
     sh_shredder_new_batch(wk->sh);
-    size_t n = b->n_lines;
-    if (p->route) {
-        int rc = batch_keys(p, wk, b, &n);
-        rc = rc ? rc : group_rows(p, wk, b);
-        if (rc != 0) {
-            b->fatal = rc;
-            pq_err_set(&b->err, rc, "pipeline: out of memory building partition keys");
-            return;
-        }
+    if (p->route && batch_keys(p, wk, b) != 0) {
+        b->fatal = PQ_ENOMEM;
+        pq_err_set(&b->err, PQ_ENOMEM, "pipeline: out of memory building partition keys");
+        return;
     }
-    const uint32_t *order = p->route ? (const uint32_t *)(const void *)wk->korder.data : NULL;
-    const pl_kgroup *g = (const pl_kgroup *)(const void *)wk->kgroups.data;
-    size_t grp = 0;
-    for (size_t k = 0; k < n; k++) {
-        const size_t i = order ? order[k] : k;
-        while (order != NULL && k >= g[grp].start)   /* start: one past its last */
-            grp++;
-        int rc = shred_line(p, wk, b, order ? b->grows[grp] : b->rows, i);
-        if (rc != 0) {
-            b->fatal = rc;
-            if (b->err.msg[0] == '\0')
-                pq_err_set(&b->err, rc, "pipeline: out of memory shredding a batch");
-            return;
-        }
+    int rc = shred_lines(p, wk, b);
+    if (rc == 0 && p->route)
+        rc = pq_rowgroup_index(b->rows, &b->rix, &b->err);
+    if (rc != 0) {
+        b->fatal = rc;
+        if (b->err.msg[0] == '\0')
+            pq_err_set(&b->err, rc, "pipeline: out of memory shredding a batch");
+        return;
     }
     if (p->route && b->rejects.len > 0)   /* the dead letters in line order */
         qsort(b->rejects.data, b->rejects.len / sizeof(pl_reject), sizeof(pl_reject),
@@ -660,9 +652,9 @@ static bool skipped(pl_pipeline *p, const char *key, uint64_t seq)
     return yes;
 }
 
-/* A new file for key, the row'th row's: past output.max_open_files the
- * least recently written one closes first. */
-static int route_open(pl_pipeline *p, const pl_batch *b, uint64_t row, const char *key,
+/* A new file for key, from the batch's line `line` on: past
+ * output.max_open_files the least recently written one closes first. */
+static int route_open(pl_pipeline *p, const pl_batch *b, uint32_t line, const char *key,
                       pq_err *err)
 {
     const uint32_t max = p->cfg.max_open_files ? p->cfg.max_open_files : 256;
@@ -673,7 +665,6 @@ static int route_open(pl_pipeline *p, const pl_batch *b, uint64_t row, const cha
             return rc;
     }
     save_current(p);
-    const uint32_t line = ((const uint32_t *)(const void *)b->row_lines.data)[row];
     const int64_t when = ((const int64_t *)(const void *)b->key_time.data)[line];
     pl_file *f;
     int rc = pl_file_open(p, when * 1000000, b->first_seq + line, key, &f, err);
@@ -698,56 +689,42 @@ static int route_rg(pl_pipeline *p, pq_err *err)
     return 0;
 }
 
-/* Drops src's first row (replay: a published file holds it). */
-static int discard_row(pl_pipeline *p, pq_rowgroup *src, pq_err *err)
+/* One key group's rows (rows [row, end) of b->rows) into its key's file;
+ * those a published file holds already (replay) are left out. */
+static int route_group(pl_pipeline *p, pl_batch *b, uint64_t row, uint64_t end, bool may_skip,
+                       pq_err *err)
 {
-    if (p->discard == NULL && pq_rowgroup_new(&p->discard, p->ps, err) != 0) {
-        p->discard = NULL;
-        return PQ_ENOMEM;
-    }
-    int rc = pq_rowgroup_move_rows(p->discard, src, 1, err);
-    pq_rowgroup_reset(p->discard);
-    return rc;
-}
-
-/* One key group's rows (rows [moved, moved + its rows) of row_lines) into
- * its key's file. */
-static int route_group(pl_pipeline *p, pl_batch *b, pq_rowgroup *src, uint64_t moved,
-                       bool may_skip, pq_err *err)
-{
-    const uint32_t *idx = (const uint32_t *)(const void *)b->row_lines.data;
-    const uint32_t *koff = (const uint32_t *)(const void *)b->key_off.data;
-    const uint64_t end = moved + pq_rowgroup_rows(src);
+    const uint32_t *line = (const uint32_t *)(const void *)b->row_lines.data;
+    const char *key = (const char *)b->keys.data +
+                      ((const uint32_t *)(const void *)b->key_off.data)[line[row]];
     int rc = 0;
-    while (rc == 0 && moved < end) {
-        const char *key = (const char *)b->keys.data + koff[idx[moved]];
-        if (may_skip && skipped(p, key, b->first_seq + idx[moved])) {
-            rc = discard_row(p, src, err);
-            moved++;
+    while (rc == 0 && row < end) {
+        if (may_skip && skipped(p, key, b->first_seq + line[row])) {
+            row++;
             continue;
         }
-        uint64_t e = moved + 1;
-        while (e < end && !(may_skip && skipped(p, key, b->first_seq + idx[e])))
+        uint64_t e = row + 1;
+        while (e < end && !(may_skip && skipped(p, key, b->first_seq + line[e])))
             e++;
         pl_file *f = route_find(p, key);
         if (f == NULL)
-            rc = route_open(p, b, moved, key, err);
+            rc = route_open(p, b, line[row], key, err);
         else
             switch_to(p, f);
         rc = rc ? rc : route_rg(p, err);
         if (rc != 0)
             break;
         f = p->cur_file;
-        uint64_t n = rows_that_fit(p, e - moved);
-        if (n == 0) {            /* a full row group or file (closed after each move) */
+        uint64_t n = rows_that_fit(p, e - row);
+        if (n == 0) {            /* a full row group or file (closed after each copy) */
             rc = rowgroup_full(p) ? close_rowgroup(p, err) : close_file(p, DM_CLOSE_ROWS, err);
             continue;
         }
-        if ((rc = pq_rowgroup_move_rows(p->cur_rg, src, n, err)) != 0)
+        if ((rc = pq_rowgroup_copy_rows(p->cur_rg, b->rows, &b->rix, row, n, err)) != 0)
             break;
-        moved += n;
+        row += n;
         f->rows += n;
-        f->end_seq = b->first_seq + idx[moved - 1] + 1;
+        f->end_seq = b->first_seq + line[row - 1] + 1;
         f->written_us = p->now_us;
         if (f != p->lru_head) {
             lru_unlink(p, f);
@@ -764,17 +741,15 @@ static int route_group(pl_pipeline *p, pl_batch *b, pq_rowgroup *src, uint64_t m
     return rc;
 }
 
-/* The batch's rows, one row buffer per key (pl_shred_batch), each into
- * its key's file. */
+/* The batch's rows, key group by key group (pl_shred_batch), each into
+ * its key's file, copied out of the batch's one row buffer. */
 static int route_rows(pl_pipeline *p, pl_batch *b, bool may_skip, pq_err *err)
 {
-    uint64_t moved = 0;
+    const uint32_t *end = (const uint32_t *)(const void *)b->grp_end.data;
     int rc = 0;
-    for (size_t g = 0; rc == 0 && g < b->n_grows; g++) {
-        const uint64_t rows = pq_rowgroup_rows(b->grows[g]);
-        rc = route_group(p, b, b->grows[g], moved, may_skip, err);
-        moved += rows;
-    }
+    for (size_t g = 0, from = 0; rc == 0 && g < b->n_groups; from = end[g++])
+        if (end[g] > from)       /* else every line of the key was rejected */
+            rc = route_group(p, b, from, end[g], may_skip, err);
     p->next_seq = pl_batch_end_seq(b);
     return rc;
 }

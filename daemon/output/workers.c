@@ -575,7 +575,6 @@ void pl_destroy(pl_pipeline *p)
     cleanup(p);
     dm_mutex_unlock(&p->mu);
     pl_pools_free(p);
-    pq_rowgroup_destroy(p->discard);
     free(p->htab);
     for (size_t i = 0; i < p->n_skip; i++)
         free(p->skip[i].key);

@@ -7,7 +7,10 @@
  * values, the definition and repetition levels and the byte-array heap,
  * plus one pass that rebases the byte-array offsets. Finding where row n
  * starts costs nothing for flat leaves (level n) and one scan of the
- * repetition levels for repeated ones; moving all rows needs no scan. */
+ * repetition levels for repeated ones; moving all rows needs no scan.
+ * Copying rows out of an indexed row group (pq_rowgroup_copy_rows, for a
+ * partitioned output's batches) looks every row's starts up instead, and
+ * leaves the source as it is. */
 #include "rowgroup_int.h"
 
 #include <stdlib.h>
@@ -301,6 +304,126 @@ int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err
     }
     dst->rows += n;
     src->rows -= n;
+    return PQ_OK;
+}
+
+/* ---- copying chosen rows ------------------------------------------------------ */
+
+void pq_row_index_init(pq_row_index *ix)
+{
+    pq_buf_init(&ix->starts);
+    pq_buf_init(&ix->at);
+    ix->rows = 0;
+}
+
+void pq_row_index_free(pq_row_index *ix)
+{
+    pq_buf_free(&ix->starts);
+    pq_buf_free(&ix->at);
+}
+
+/* A repeated leaf's level start of each row (rows + 1 of them). */
+static void index_levels(const pq_column *c, uint64_t rows, uint32_t *to)
+{
+    const uint16_t *rep = pq_column_rep(c);
+    uint64_t r = 0;
+    for (size_t l = 0; l < c->n_levels; l++)
+        if (rep[l] == 0)
+            to[r++] = (uint32_t)l;
+    to[rows] = (uint32_t)c->n_levels;
+}
+
+/* A leaf's value start of each row: the defined values before its first
+ * level (ls: the level starts, NULL when a row is one level). */
+static void index_values(const pq_column *c, uint64_t rows, const uint32_t *ls, uint32_t *to)
+{
+    const uint16_t *def = pq_column_def(c);
+    uint32_t v = 0;
+    size_t l = 0;
+    for (uint64_t r = 0; r < rows; r++) {
+        const size_t end = ls ? ls[r] : (size_t)r;
+        for (; l < end; l++)
+            v += def[l] == c->max_def;
+        to[r] = v;
+    }
+    to[rows] = (uint32_t)c->n_values;
+}
+
+int pq_rowgroup_index(const pq_rowgroup *rg, pq_row_index *ix, pq_err *err)
+{
+    int rc = check_whole_rows(rg, "the indexed", err);
+    if (rc != 0)
+        return rc;
+    size_t tables = 0;
+    for (size_t i = 0; i < rg->n_cols; i++) {
+        const pq_column *c = &rg->cols[i];
+        if (c->n_levels >= UINT32_MAX)
+            return pq_err_set(err, PQ_ELIMIT, "index rows: column '%s' holds %zu levels",
+                              c->node->path, c->n_levels);
+        tables += (c->max_rep > 0) + (c->max_def > 0);
+    }
+    const size_t per = (size_t)rg->rows + 1;
+    pq_buf_reset(&ix->starts);
+    pq_buf_reset(&ix->at);
+    if (pq_buf_reserve(&ix->starts, tables * per * sizeof(uint32_t)) != 0 ||
+        pq_buf_reserve(&ix->at, rg->n_cols * 2 * sizeof(size_t)) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "index rows: out of memory");
+    size_t *at = (size_t *)(void *)ix->at.data;
+    uint32_t *st = (uint32_t *)(void *)ix->starts.data;
+    size_t next = 0;
+    for (size_t i = 0; i < rg->n_cols; i++) {
+        const pq_column *c = &rg->cols[i];
+        const uint32_t *ls = NULL;
+        at[2 * i] = at[2 * i + 1] = SIZE_MAX;
+        if (c->max_rep > 0) {
+            at[2 * i] = next;
+            index_levels(c, rg->rows, st + next);
+            ls = st + next;
+            next += per;
+        }
+        if (c->max_def > 0) {
+            at[2 * i + 1] = next;
+            index_values(c, rg->rows, ls, st + next);
+            next += per;
+        }
+    }
+    ix->starts.len = next * sizeof(uint32_t);
+    ix->at.len = rg->n_cols * 2 * sizeof(size_t);
+    ix->rows = rg->rows;
+    return PQ_OK;
+}
+
+int pq_rowgroup_copy_rows(pq_rowgroup *dst, const pq_rowgroup *src, const pq_row_index *ix,
+                          uint64_t first, uint64_t n, pq_err *err)
+{
+    if (dst->schema != src->schema || dst == src)
+        return pq_err_set(err, PQ_EINVAL, "copy rows: the row groups have different schemas");
+    if (ix->rows != src->rows || ix->at.len != src->n_cols * 2 * sizeof(size_t))
+        return pq_err_set(err, PQ_EINVAL, "copy rows: the index is not the source's");
+    if (first > src->rows || n > src->rows - first)
+        return pq_err_set(err, PQ_EINVAL, "copy rows: rows %llu to %llu asked, the source has "
+                          "%llu", (unsigned long long)first, (unsigned long long)(first + n),
+                          (unsigned long long)src->rows);
+    const size_t *at = (const size_t *)(const void *)ix->at.data;
+    const uint32_t *st = (const uint32_t *)(const void *)ix->starts.data;
+    const size_t r0 = (size_t)first, r1 = (size_t)(first + n);
+    for (size_t i = 0; n > 0 && i < dst->n_cols; i++) {
+        const uint32_t *ls = at[2 * i] == SIZE_MAX ? NULL : st + at[2 * i];
+        const uint32_t *vs = at[2 * i + 1] == SIZE_MAX ? NULL : st + at[2 * i + 1];
+        const size_t l0 = ls ? ls[r0] : r0, l1 = ls ? ls[r1] : r1;
+        const size_t v0 = vs ? vs[r0] : l0, v1 = vs ? vs[r1] : l1;
+        int rc = pq_column_append_range(&dst->cols[i], &src->cols[i], l0, l1, v0, v1, n);
+        if (rc != 0) {
+            for (size_t j = 0; j < i; j++)   /* whole rows only: as it was */
+                pq_column_truncate_rows(&dst->cols[j], (size_t)dst->rows);
+            return pq_err_set(err, rc, rc == PQ_ELIMIT
+                              ? "copy rows: column '%s' would hold more than 4 GiB of byte "
+                                "arrays in one row group"
+                              : "copy rows: out of memory for column '%s'",
+                              dst->cols[i].node->path);
+        }
+    }
+    dst->rows += n;
     return PQ_OK;
 }
 

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "err.h"
 #include "pq_writer.h"
 
@@ -60,6 +61,35 @@ size_t pq_rowgroup_buffered_bytes(const pq_rowgroup *rg);  /* values + levels he
  * unfinished row), PQ_ENOMEM or PQ_ELIMIT (a byte-array chunk would pass
  * 4 GiB); on error both are unchanged. */
 int pq_rowgroup_move_rows(pq_rowgroup *dst, pq_rowgroup *src, uint64_t n, pq_err *err);
+
+/* Where each row of a row group starts in each leaf, so that rows can be
+ * copied out of it from anywhere without scanning its levels again
+ * (pq_rowgroup_copy_rows): the pipeline shreds a batch of a partitioned
+ * output, grouped by key, into one row group and then copies each key's
+ * rows into that key's file, leaving the batch's rows in place (moving
+ * them shifted the rest to the front after each key). Caller-owned: init
+ * once, pq_rowgroup_index per filled row group (keeps its memory), free. */
+typedef struct pq_row_index {
+    pq_buf starts;               /* uint32 row starts, rows + 1 per table */
+    pq_buf at;                   /* size_t per leaf, two: where its level and
+                                    its value starts are in starts (SIZE_MAX:
+                                    none, the start is the row's level) */
+    uint64_t rows;
+} pq_row_index;
+
+void pq_row_index_init(pq_row_index *ix);
+void pq_row_index_free(pq_row_index *ix);
+/* Indexes rg's ended rows: a level start per row for repeated leaves, a
+ * value start per row for leaves with definition levels; flat required
+ * leaves need neither. PQ_ENOMEM, PQ_ELIMIT (a leaf holds 4 G levels), or
+ * PQ_EINVAL (an unfinished row). */
+int pq_rowgroup_index(const pq_rowgroup *rg, pq_row_index *ix, pq_err *err);
+/* Appends src's rows [first, first + n) to dst (ix: src indexed since it
+ * last changed): one copy per buffer of each leaf; src is unchanged.
+ * Returns 0, PQ_EINVAL (other schema, rows past the index), PQ_ENOMEM or
+ * PQ_ELIMIT (4 GiB of byte arrays); on error dst is as it was. */
+int pq_rowgroup_copy_rows(pq_rowgroup *dst, const pq_rowgroup *src, const pq_row_index *ix,
+                          uint64_t first, uint64_t n, pq_err *err);
 
 /* Makes room in rg for `rows` more rows shaped like those of like (same
  * schema): each buffer of each column grows to hold like's per-row bytes

@@ -582,6 +582,75 @@ static void test_pipeline_routes_by_field_with_max_open_files(void **state)
     assert_int_equal(last_w, N + 1);
 }
 
+/* Rejected lines inside a batch's key groups (a batch is shredded grouped
+ * by key into one row buffer, each key's rows copied out of it): every
+ * key's files hold exactly its accepted lines, and the dead letters list
+ * the rejected ones in seq order. */
+static void test_pipeline_routes_rows_around_rejected_lines(void **state)
+{
+    fixture *f = *state;
+    pq_err e = {0};
+    char out[96];
+    snprintf(out, sizeof out, "%s/out", f->dir);
+    pl_config pc = {.schema = f->cf.schema, .writer = &f->wopts, .out_dir = out,
+                    .path_template = "s={{s}}/{seq}.parquet", .publish = PL_PUBLISH_EACH,
+                    .dead_letters = &f->dl, .workers = 2, .first_seq = 1, .host = "test",
+                    .max_line_bytes = 1 << 20, .max_open_files = 8,
+                    .row_group = {.max_rows = 7}};
+    pl_callbacks cb = {.user = f, .on_published_range = on_published_range,
+                       .on_failure = on_failure};
+    n_ranges = 0;
+    pl_pipeline *p = NULL;
+    if (pl_new(&p, &pc, &cb, &e) != 0)
+        fail_msg("pl_new: %s", e.msg);
+    const uint64_t N = 500;
+    uint64_t want[5] = {0}, bad = 0;
+    for (uint64_t id = 1; id <= N;) {
+        pl_batch *b = pl_batch_get(p);
+        assert_non_null(b);
+        pl_batch_reset(b, id);
+        for (uint64_t k = 0; k < 61 && id <= N; k++, id++) {
+            char line[64];
+            int len = snprintf(line, sizeof line, "{\"i\":%" PRIu64 ",\"s\":\"k%" PRIu64 "\"}",
+                               id, id % 5);
+            if (id % 7 == 0 || id % 11 == 0) {   /* not JSON, in every key's group */
+                len = snprintf(line, sizeof line, "{\"s\":\"k%" PRIu64 "\", nope", id % 5);
+                bad++;
+            } else {
+                want[id % 5]++;
+            }
+            assert_int_equal(pl_batch_add(b, "test:src", line, (size_t)len, (uint64_t)len,
+                                          false, 1700000000000000, id), 0);
+        }
+        pl_submit(p, b);
+    }
+    pl_close_files(p);
+    assert_int_equal(pl_drain(p, NULL), 0);
+    pl_destroy(p);
+    assert_int_equal(f->failures, 0);
+    uint64_t got[5] = {0};
+    for (size_t i = 0; i < n_ranges; i++) {
+        assert_true(ranges[i].key[0] == 'k' && ranges[i].key[1] >= '0' && ranges[i].key[1] < '5');
+        got[ranges[i].key[1] - '0'] += ranges[i].rows;
+    }
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(got[k], want[k]);
+    assert_int_equal(dl_close(&f->dl, NULL), 0);
+    assert_int_equal(count_lines(f->dl.path), bad);
+    FILE *fp = fopen(f->dl.path, "r");
+    assert_non_null(fp);
+    char buf[512];
+    uint64_t last = 0;
+    while (fgets(buf, sizeof buf, fp) != NULL) {
+        const char *src = strstr(buf, "\"source\":\"test:src:");
+        assert_non_null(src);
+        uint64_t id = strtoull(src + strlen("\"source\":\"test:src:"), NULL, 10);
+        assert_true(id > last && (id % 7 == 0 || id % 11 == 0));
+        last = id;
+    }
+    fclose(fp);
+}
+
 /* Routed files are created by the workers or the writer, not the
  * assembler (outfile.c): one key's directory blocked by a regular file
  * fails the pipeline with that file's creation error, the files of the
@@ -668,6 +737,8 @@ int main(void)
             test_pipeline_files_split_where_the_directories_time_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_pipeline_routed_file_creation_failure_fails_the_pipeline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pipeline_routes_rows_around_rejected_lines, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_routes_by_field_with_max_open_files,
                                         setup, teardown),
     };

@@ -207,6 +207,75 @@ static void test_rowgroup_random_moves_keep_rows_in_order(void **state)
     pq_schema_destroy(s);
 }
 
+/* ---- copying rows out of an indexed row group (pq_rowgroup_copy_rows) ------------ */
+
+/* A batch's rows dealt in runs to a few destinations, as the pipeline
+ * deals a batch to its keys' files: each destination gets exactly its
+ * rows, in order, from runs of any length at any place (repeated leaves
+ * included), and the source is unchanged. */
+static void test_rowgroup_copy_rows_deals_runs_to_destinations(void **state)
+{
+    (void)state;
+    uint64_t seed = pqt_seed();
+    printf("[ seed     ] PQ_TEST_SEED=%" PRIu64 "\n", seed);
+    pqt_rng r = {.state = seed};
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    enum { ROWS = 300, DESTS = 5 };
+    pq_rowgroup *src = reference(s, seed, 0, ROWS), *dst[DESTS], *want[DESTS];
+    for (int d = 0; d < DESTS; d++) {
+        dst[d] = rg_new(s);
+        want[d] = rg_new(s);
+    }
+    pq_row_index ix;
+    pq_row_index_init(&ix);
+    pq_err err = {0};
+    PQT_CHECK(pq_rowgroup_index(src, &ix, &err) == 0, seed);
+    for (uint64_t row = 0, n; row < ROWS; row += n) {
+        n = 1 + pqt_rng_below(&r, pqt_rng_below(&r, 2) ? 3 : 40);   /* single rows and runs */
+        n = n < ROWS - row ? n : ROWS - row;
+        const int d = (int)pqt_rng_below(&r, DESTS);
+        PQT_CHECK(pq_rowgroup_copy_rows(dst[d], src, &ix, row, n, &err) == 0, seed);
+        put_rows(want[d], seed, row, row + n);
+    }
+    for (int d = 0; d < DESTS; d++) {
+        assert_rg_equal(dst[d], want[d]);
+        assert_int_equal(pq_rowgroup_check(dst[d], &err), 0);
+        pq_rowgroup_destroy(dst[d]);
+        pq_rowgroup_destroy(want[d]);
+    }
+    pq_rowgroup *whole = reference(s, seed, 0, ROWS);
+    assert_rg_equal(src, whole);
+    pq_rowgroup_destroy(whole);
+    pq_row_index_free(&ix);
+    pq_rowgroup_destroy(src);
+    pq_schema_destroy(s);
+}
+
+/* Rows past the source, or an index of another state of the source:
+ * refused, the destination unchanged. */
+static void test_rowgroup_copy_rows_refuses_rows_past_the_source_and_a_stale_index(void **state)
+{
+    (void)state;
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_rowgroup *src = reference(s, SEED, 0, 20), *dst = reference(s, SEED, 100, 103);
+    pq_rowgroup *want = reference(s, SEED, 100, 103);
+    pq_row_index ix;
+    pq_row_index_init(&ix);
+    pq_err err = {0};
+    assert_int_equal(pq_rowgroup_index(src, &ix, &err), 0);
+    assert_int_equal(pq_rowgroup_copy_rows(dst, src, &ix, 19, 2, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "rows 19 to 21"));
+    put_rows(src, SEED, 20, 21);   /* the index is of 20 rows */
+    assert_int_equal(pq_rowgroup_copy_rows(dst, src, &ix, 2, 1, &err), PQ_EINVAL);
+    assert_non_null(strstr(err.msg, "index"));
+    assert_rg_equal(dst, want);
+    pq_row_index_free(&ix);
+    pq_rowgroup_destroy(src);
+    pq_rowgroup_destroy(dst);
+    pq_rowgroup_destroy(want);
+    pq_schema_destroy(s);
+}
+
 /* ---- errors leave both row groups unchanged ----------------------------------- */
 
 static void test_rowgroup_move_refuses_a_source_with_an_unfinished_row(void **state)
@@ -475,6 +544,8 @@ int main(void)
         cmocka_unit_test(test_rowgroup_move_refuses_a_destination_with_an_unfinished_row),
         cmocka_unit_test(test_rowgroup_move_refuses_another_schema),
         cmocka_unit_test(test_rowgroup_move_refuses_more_rows_than_the_source_has),
+        cmocka_unit_test(test_rowgroup_copy_rows_deals_runs_to_destinations),
+        cmocka_unit_test(test_rowgroup_copy_rows_refuses_rows_past_the_source_and_a_stale_index),
         cmocka_unit_test(test_rowgroup_reserve_like_makes_moves_copy_once),
         cmocka_unit_test(test_rowgroup_reserve_like_refuses_another_schema),
         cmocka_unit_test(test_rowgroup_check_names_a_column_missing_a_row),
