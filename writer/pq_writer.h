@@ -145,11 +145,12 @@ typedef struct pq_writer_opts {
                                     Default false: a column keeps its choice
                                     for the file's next row groups, sparing
                                     the measurements */
-    size_t small_chunk_bytes;    /* a chunk of one data page whose page and
-                                    dictionary bodies total fewer bytes is
+    size_t small_chunk_bytes;    /* a chunk of one data page whose page body
+                                    and dictionary are each fewer bytes is
                                     written UNCOMPRESSED (the codec is per
-                                    chunk): zstd's frame costs more than it
-                                    saves there, and a call costs thousands of
+                                    chunk; each page is compressed alone):
+                                    zstd's frame costs more than it saves
+                                    there, and a call costs thousands of
                                     instructions. 0 (default): every chunk
                                     takes the codec */
     const char *created_by;      /* NULL: "parqd version <v>" */

@@ -5,45 +5,101 @@
 #include "thrift.h"
 #include "err.h"
 
-static void tc_byte(pq_thrift *t, uint8_t b)
+/* Room for n more bytes at the end of the output, or NULL once an error
+ * is sticky. Each field is written with one reserve and direct stores: a
+ * push per byte and a call per varint made a page header's or footer's
+ * i32 field ~120 instructions (footers and page headers of 1,000 small
+ * partitioned files: 2% of a convert). */
+static inline uint8_t *tc_room(pq_thrift *t, size_t n)
 {
-    if (t->error == 0 && pq_buf_push(t->out, b) != 0)
+    if (t->error != 0)
+        return NULL;
+    if (pq_buf_reserve(t->out, n) != 0) {
         t->error = PQ_ENOMEM;
+        return NULL;
+    }
+    return t->out->data + t->out->len;
 }
 
-static void tc_bytes(pq_thrift *t, const void *p, size_t n)
+static inline void tc_done(pq_thrift *t, const uint8_t *end)
 {
-    if (t->error == 0 && pq_buf_append(t->out, p, n) != 0)
+    t->out->len = (size_t)(end - t->out->data);
+}
+
+static inline uint8_t *tc_put_uvarint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint64_t tc_zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static void tc_byte(pq_thrift *t, uint8_t b)
+{
+    uint8_t *p = tc_room(t, 1);
+    if (p != NULL) {
+        *p = b;
+        tc_done(t, p + 1);
+    }
+}
+
+static void tc_bytes(pq_thrift *t, const void *src, size_t n)
+{
+    if (t->error == 0 && pq_buf_append(t->out, src, n) != 0)
         t->error = PQ_ENOMEM;
 }
 
 static void tc_uvarint(pq_thrift *t, uint64_t v)
 {
-    if (t->error == 0 && pq_buf_put_uvarint(t->out, v) != 0)
-        t->error = PQ_ENOMEM;
+    uint8_t *p = tc_room(t, 10);
+    if (p != NULL)
+        tc_done(t, tc_put_uvarint(p, v));
 }
 
 static void tc_zigzag(pq_thrift *t, int64_t v)
 {
-    if (t->error == 0 && pq_buf_put_zigzag(t->out, v) != 0)
-        t->error = PQ_ENOMEM;
+    tc_uvarint(t, tc_zz(v));
+}
+
+/* A field header at p (room for 4 bytes: a type byte and a zigzag i16),
+ * or NULL when the field is outside any struct. */
+static inline uint8_t *tc_put_header(pq_thrift *t, uint8_t *p, int16_t fid, int type)
+{
+    if (t->depth <= 0) {
+        t->error = PQ_ESTATE; /* a field outside any struct is our bug */
+        return NULL;
+    }
+    int16_t *last = &t->last_fid[t->depth - 1];
+    int delta = (int)fid - (int)*last;
+    *last = fid;
+    if (delta > 0 && delta <= 15) {
+        *p++ = (uint8_t)((delta << 4) | type);
+        return p;
+    }
+    *p++ = (uint8_t)type;
+    return tc_put_uvarint(p, tc_zz(fid));
 }
 
 static void tc_field_header(pq_thrift *t, int16_t fid, int type)
 {
-    if (t->depth <= 0) {
-        t->error = PQ_ESTATE; /* a field outside any struct is our bug */
-        return;
-    }
-    int16_t *last = &t->last_fid[t->depth - 1];
-    int delta = (int)fid - (int)*last;
-    if (delta > 0 && delta <= 15) {
-        tc_byte(t, (uint8_t)((delta << 4) | type));
-    } else {
-        tc_byte(t, (uint8_t)type);
-        tc_zigzag(t, fid);
-    }
-    *last = fid;
+    uint8_t *p = tc_room(t, 4);
+    if (p != NULL && (p = tc_put_header(t, p, fid, type)) != NULL)
+        tc_done(t, p);
+}
+
+/* A header and a zigzag varint, the i16/i32/i64 fields. */
+static void tc_field_int(pq_thrift *t, int16_t fid, int type, int64_t v)
+{
+    uint8_t *p = tc_room(t, 4 + 10);
+    if (p != NULL && (p = tc_put_header(t, p, fid, type)) != NULL)
+        tc_done(t, tc_put_uvarint(p, tc_zz(v)));
 }
 
 void pq_thrift_init(pq_thrift *t, pq_buf *out)
@@ -92,20 +148,17 @@ void pq_thrift_field_i8(pq_thrift *t, int16_t fid, int8_t v)
 
 void pq_thrift_field_i16(pq_thrift *t, int16_t fid, int16_t v)
 {
-    tc_field_header(t, fid, PQ_TT_I16);
-    tc_zigzag(t, v);
+    tc_field_int(t, fid, PQ_TT_I16, v);
 }
 
 void pq_thrift_field_i32(pq_thrift *t, int16_t fid, int32_t v)
 {
-    tc_field_header(t, fid, PQ_TT_I32);
-    tc_zigzag(t, v);
+    tc_field_int(t, fid, PQ_TT_I32, v);
 }
 
 void pq_thrift_field_i64(pq_thrift *t, int16_t fid, int64_t v)
 {
-    tc_field_header(t, fid, PQ_TT_I64);
-    tc_zigzag(t, v);
+    tc_field_int(t, fid, PQ_TT_I64, v);
 }
 
 void pq_thrift_field_double(pq_thrift *t, int16_t fid, double v)
@@ -163,8 +216,16 @@ void pq_thrift_list_i64(pq_thrift *t, int64_t v)
     tc_zigzag(t, v);
 }
 
-void pq_thrift_list_binary(pq_thrift *t, const void *p, size_t n)
+void pq_thrift_list_binary(pq_thrift *t, const void *src, size_t n)
 {
-    tc_uvarint(t, n);
-    tc_bytes(t, p, n);
+    uint8_t *p = n <= SIZE_MAX - 10 ? tc_room(t, 10 + n) : NULL;
+    if (p == NULL) {
+        if (t->error == 0)
+            t->error = PQ_ENOMEM;
+        return;
+    }
+    p = tc_put_uvarint(p, n);
+    if (n > 0)
+        memcpy(p, src, n);
+    tc_done(t, p + n);
 }

@@ -720,7 +720,27 @@ static int write_signed_footer(pq_writer *w, const pq_buf *footer, pq_err *err)
     return rc ? rc : write_tail(w, (uint32_t)(footer->len + sizeof sig), "PAR1", err);
 }
 
-static int write_footer(pq_writer *w, pq_err *err)
+/* About what the footer and page indexes take (the footer ~150 bytes a
+ * chunk and ~30 a schema node, the page indexes their bytes and ~20 a
+ * page): reserved at once, their buffers do not grow from 64 bytes by
+ * doubling, a dozen reallocs a file (with 1,000 small files open, malloc
+ * then walks a fragmented heap). Only a size hint: nothing depends on it. */
+static size_t tail_estimate(const pq_writer *w)
+{
+    size_t n = 512 + 64 * w->n_cols;
+    for (size_t g = 0; g < w->n_rgs; g++) {
+        for (size_t c = 0; c < w->n_cols; c++) {
+            const pq_chunk_meta *m = &w->rgs[g].chunks[c];
+            n += 256 + m->min.len + m->max.len + m->index_bytes.len + m->page_def_hist.len +
+                 m->page_rep_hist.len + 32 * m->n_pages;
+        }
+    }
+    for (size_t i = 0; i < w->n_kv; i++)
+        n += 16 + strlen(w->kv[i].key) + (w->kv[i].value ? strlen(w->kv[i].value) : 0);
+    return n < PQ_OUT_SPILL_BYTES ? n : PQ_OUT_SPILL_BYTES;
+}
+
+static int write_footer(pq_writer *w, size_t room, pq_err *err)
 {
     pq_file_meta fm = {
         .schema = w->schema,
@@ -738,7 +758,7 @@ static int write_footer(pq_writer *w, pq_err *err)
     };
     pq_buf buf;
     pq_buf_init(&buf);
-    int rc = pq_meta_write_file(&fm, &buf);
+    int rc = pq_buf_reserve(&buf, room) != 0 ? PQ_ENOMEM : pq_meta_write_file(&fm, &buf);
     if (rc != 0)
         rc = pq_err_set(err, rc, "writer: serializing the footer failed");
     else if (w->crypto && !w->enc.plaintext_footer)
@@ -760,6 +780,9 @@ static int write_file_tail(pq_writer *w, pq_err *err)
 {
     pq_buf gather;
     pq_buf_init(&gather);
+    size_t room = tail_estimate(w);
+    if (pq_buf_reserve(&gather, room) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     w->out.mem = &gather;
     w->out.spill = true;
     int rc = write_bloom_filters(w, err);
@@ -769,7 +792,7 @@ static int write_file_tail(pq_writer *w, pq_err *err)
     }
     if (rc == 0 && w->crypto)
         rc = encrypt_column_metadata(w, err);
-    rc = rc ? rc : write_footer(w, err);
+    rc = rc ? rc : write_footer(w, room, err);
     rc = rc ? rc : pq_out_spill(&w->out, err);
     w->out.mem = NULL;
     w->out.spill = false;

@@ -197,6 +197,13 @@ static int reserve_range(pq_column *c, size_t levels, size_t values, size_t heap
     return pq_buf_reserve(&c->values, values * c->width) != 0 ? PQ_ENOMEM : PQ_OK;
 }
 
+int pq_column_reserve(pq_column *c, size_t levels, size_t values, size_t heap)
+{
+    if (levels > SIZE_MAX / 8 || values > SIZE_MAX / 16)
+        return PQ_ENOMEM;
+    return reserve_range(c, levels, values, heap);
+}
+
 int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t l1, size_t v0,
                            size_t v1, size_t rows)
 {

@@ -30,6 +30,10 @@ void pq_column_reset(pq_column *c);
 /* Drops buffered values and the memory that held them. */
 void pq_column_trim(pq_column *c);
 size_t pq_column_buffered_bytes(const pq_column *c);
+/* Room for `levels` more levels, `values` more values and, for byte
+ * arrays, `heap` more bytes: a caller that knows how many rows are coming
+ * spares the buffers' growth from 64 bytes by doubling. PQ_ENOMEM. */
+int pq_column_reserve(pq_column *c, size_t levels, size_t values, size_t heap);
 /* Appends src's levels [l0, l1) and values [v0, v1) (the values those
  * levels define, `rows` whole rows) to c: one copy per buffer, byte-array
  * offsets rebased. PQ_ENOMEM, or PQ_ELIMIT past 4 GiB of byte arrays;

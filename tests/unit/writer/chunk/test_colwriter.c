@@ -6,8 +6,9 @@
  * with encryption. The same file shape is read by DuckDB, parquet-wasm and
  * hyparquet in the interop run (interop_gen's
  * enc_dictionary_fallback_mid_row_group_v1/v2). And small_chunk_bytes: a
- * chunk of one small page (its dictionary counted) is written
- * UNCOMPRESSED, any other keeps the codec, and every value reads back. */
+ * chunk of one small page (and a small dictionary page, each measured
+ * apart) is written UNCOMPRESSED, any other keeps the codec, and every
+ * value reads back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,14 +167,16 @@ static void test_dictionary_fallback_mid_row_group_encrypted(void **state)
 
 /* Row r's value: one of five short ones (SHORT), or 40 bytes with no
  * prefix in common with its neighbours', so that DELTA_BYTE_ARRAY does
- * not make them small: distinct (WIDE), or five repeating (WIDE_FEW: a
- * dictionary of 220 bytes and a few bytes of indices). */
-enum { SHORT, WIDE, WIDE_FEW };
+ * not make them small: distinct (WIDE), five repeating (WIDE_FEW: a
+ * dictionary of 220 bytes and a few bytes of indices), or four (WIDE_FOUR:
+ * a dictionary of 176 bytes, and on 200 rows some 55 bytes of levels and
+ * indices: each page under 192 bytes, the two together over). */
+enum { SHORT, WIDE, WIDE_FEW, WIDE_FOUR };
 
 static int small_value(size_t r, int kind, char *buf, size_t cap)
 {
     bool wide = kind != SHORT;
-    r = kind == WIDE_FEW ? r % 5 : r;
+    r = kind == WIDE_FEW ? r % 5 : kind == WIDE_FOUR ? r % 4 : r;
     uint64_t h = (uint64_t)(r + 1) * 0x9E3779B97F4A7C15u;
     return wide ? snprintf(buf, cap, "%016llx%016llx%08x", (unsigned long long)h,
                            (unsigned long long)(h * 31), (unsigned)(h >> 7))
@@ -252,6 +255,8 @@ static void test_small_chunk_uncompressed(void **state)
         {10, WIDE, 1024, PQ_CODEC_UNCOMPRESSED},
         {40, WIDE_FEW, 192, PQ_CODEC_ZSTD},      /* the dictionary counts */
         {40, WIDE_FEW, 1024, PQ_CODEC_UNCOMPRESSED},
+        {200, WIDE_FOUR, 192, PQ_CODEC_UNCOMPRESSED}, /* each page counts apart */
+        {200, WIDE_FOUR, 160, PQ_CODEC_ZSTD},
         {3000, SHORT, 192, PQ_CODEC_ZSTD},       /* 12 pages: the codec was chosen
                                                     before the last */
         {PAGE_ROWS, SHORT, 4096, PQ_CODEC_UNCOMPRESSED},
