@@ -70,9 +70,17 @@
 
 #define READ_CHUNK (1u << 20)
 #define MAX_REJECT_MESSAGES 10
-/* A batch is what one worker shreds at a time (PL_BATCH_BYTES). */
+/* A batch is what one worker shreds at a time (PL_BATCH_BYTES); reading
+ * stays at most READ_AHEAD_BATCHES batches ahead of the workers. */
 #define BATCH_LINES 16384
-#define READ_AHEAD ((size_t)3 << 20)
+#define READ_AHEAD_BATCHES 3
+/* Partitioned output: each key's rows of a batch are copied into its
+ * file's columns, a cache miss per column buffer whether the key has one
+ * row or ten, so a batch gives each open file about this much (with 1,000
+ * open files and a typed schema of 30 leaves, 1 MiB batches left one or
+ * two rows a key and made the copies a third of the run's CPU). */
+#define ROUTED_BYTES_PER_FILE ((size_t)8 << 10)
+#define ROUTED_BATCH_MAX ((size_t)8 << 20)
 
 
 typedef struct conv {
@@ -96,6 +104,8 @@ typedef struct conv {
     bool dl_ready;
     pl_pipeline *pl;
     pl_batch *batch;             /* being filled */
+    size_t batch_bytes;          /* submitted at: PL_BATCH_BYTES, more when routed */
+    size_t batch_lines;
     uint64_t next_seq;           /* seq of the next line (1-based, all inputs) */
     const char *source;          /* "file:/abs" or "stdin" */
     int64_t now_us;              /* receive time of the chunk being framed */
@@ -473,8 +483,8 @@ static int submit_batch(conv *c)
      * auto-shredded row group, converted first, made that 30% of a run). */
     size_t limit = c->cf.limits.max_buffered_bytes;
     size_t rg = c->cf.output.row_group.max_bytes, pending = rg + rg / 2;
-    pl_wait_below(c->pl, limit < READ_AHEAD ? limit : READ_AHEAD,
-                  rg && pending < limit ? pending : limit);
+    const size_t ahead = READ_AHEAD_BATCHES * c->batch_bytes;
+    pl_wait_below(c->pl, limit < ahead ? limit : ahead, rg && pending < limit ? pending : limit);
     return 0;
 }
 
@@ -485,7 +495,7 @@ static int on_line(void *user, const fr_line *l)
     if (pl_batch_add(c->batch, c->source, l->data, l->len, l->total, l->oversized, c->now_us,
                      l->lineno) != 0)
         return fail(c, &(pq_err){PQ_ENOMEM, "out of memory"});
-    if (pl_batch_bytes(c->batch) >= PL_BATCH_BYTES || pl_batch_lines(c->batch) >= BATCH_LINES)
+    if (pl_batch_bytes(c->batch) >= c->batch_bytes || pl_batch_lines(c->batch) >= c->batch_lines)
         return submit_batch(c);
     return 0;
 }
@@ -657,6 +667,22 @@ static int setup_output(conv *c, const args *a, bool config_given)
     return 0;
 }
 
+/* PL_BATCH_BYTES, or for partitioned output ROUTED_BYTES_PER_FILE per
+ * open file, up to ROUTED_BATCH_MAX (README "What one open file costs"
+ * counts it). Lines scale alike. */
+static void set_batch_size(conv *c)
+{
+    c->batch_bytes = PL_BATCH_BYTES;
+    if (pl_routed(c->pl)) {
+        const size_t files = c->cf.output.max_open_files ? c->cf.output.max_open_files
+                                                         : PL_MAX_OPEN_FILES_DEFAULT;
+        const size_t want = files * ROUTED_BYTES_PER_FILE;
+        c->batch_bytes = want < PL_BATCH_BYTES ? PL_BATCH_BYTES
+                       : want > ROUTED_BATCH_MAX ? ROUTED_BATCH_MAX : want;
+    }
+    c->batch_lines = BATCH_LINES * (c->batch_bytes / PL_BATCH_BYTES);
+}
+
 /* Rotation by max_age, and row groups by age, do not apply (see the
  * header comment); the other limits are the configuration's. */
 static int start_pipeline(conv *c)
@@ -691,6 +717,7 @@ static int start_pipeline(conv *c)
     }
     c->next_seq = 1;
     pl_batch_reset(c->batch, c->next_seq);
+    set_batch_size(c);
     return 0;
 }
 

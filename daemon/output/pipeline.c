@@ -164,6 +164,8 @@ size_t pl_input_bytes(const pl_pipeline *p)
     return atomic_load_explicit(&p->input_atomic, memory_order_relaxed);
 }
 
+bool pl_routed(const pl_pipeline *p) { return p->route; }
+
 bool pl_failed(const pl_pipeline *p)
 {
     pl_pipeline *q = (pl_pipeline *)p;

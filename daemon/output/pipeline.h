@@ -115,6 +115,8 @@ typedef struct pl_callbacks {
     void (*on_reject)(void *user, const char *source, const char *reason);
 } pl_callbacks;
 
+#define PL_MAX_OPEN_FILES_DEFAULT 256   /* output.max_open_files unset */
+
 typedef struct pl_config {
     const sc_schema *schema;             /* borrowed; outlives the pipeline */
     const pq_writer_opts *writer;        /* copied */
@@ -138,8 +140,8 @@ typedef struct pl_config {
                                             continues the numbering) */
     const char *host;                    /* {host} */
     size_t max_line_bytes;               /* for the oversized lines' reason */
-    /* Partitioned output: files open at once (0: 256); the open files'
-     * buffers past half of max_buffered_bytes (0: no bound) close the
+    /* Partitioned output: files open at once (0: the default above); the
+     * open files' buffers past half of max_buffered_bytes (0: no bound) close the
      * largest open row group early; the published ranges above first_seq
      * (copied) and the seq below which every reject is in the dead
      * letters already (replay skips both). */
@@ -195,6 +197,9 @@ void pl_wait_below(pl_pipeline *p, size_t input_limit, size_t rows_limit);
 
 /* Accepted, not yet written bytes (input bytes of lines in flight). */
 size_t pl_buffered_bytes(const pl_pipeline *p);
+/* Whether records are routed to many files by key (`{{FIELD}}`s or
+ * time_from in the path). Fixed at pl_new; any thread. */
+bool pl_routed(const pl_pipeline *p);
 bool pl_failed(const pl_pipeline *p);
 /* After a failure: forget it; the next batch submitted must start at the
  * resume seq on_failure named. */

@@ -657,7 +657,8 @@ static bool skipped(pl_pipeline *p, const char *key, uint64_t seq)
 static int route_open(pl_pipeline *p, const pl_batch *b, uint32_t line, const char *key,
                       pq_err *err)
 {
-    const uint32_t max = p->cfg.max_open_files ? p->cfg.max_open_files : 256;
+    const uint32_t max = p->cfg.max_open_files ? p->cfg.max_open_files
+                                               : PL_MAX_OPEN_FILES_DEFAULT;
     if (p->n_open >= max && p->lru_tail != NULL) {
         switch_to(p, p->lru_tail);
         int rc = close_file(p, DM_CLOSE_MAX_OPEN, err);
