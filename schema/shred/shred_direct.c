@@ -17,7 +17,10 @@
  * into a Variant builder (a Variant column's value, the rest column) need
  * no prediction: any key without escapes and a scalar go straight to the
  * builder; so do the members of a record whose schema has no column path
- * (the default schema: all to the rest column).
+ * (the default schema: all to the rest column). The object of a shredded
+ * Variant column whose members are all strings under keys its builder's
+ * kept dictionary knows goes straight into the column's leaves
+ * (direct_variant: vshred.c's vs_write_strings), without being built.
  *
  * When the predicted key's value is not a scalar taken here (a container,
  * a null, an escape, a wrong type, a repeated key, a failed column), the
@@ -350,6 +353,120 @@ int direct_list(sh_shredder *s, const sc_type *t, const char *c, const char *end
     }
 }
 
+/* Most members direct_variant reads in one object, and most fields
+ * of the shred tree it writes. */
+#define SHD_VMAX 32
+
+/* Whether shred field f of sh is named by the len bytes of key. */
+static inline bool field_is(const sc_shred *sh, size_t f, const char *key, size_t len)
+{
+    const char *name = sh->fields[f].name;
+    return strlen(name) == len && memcmp(name, key, len) == 0;
+}
+
+/* The shred field of sh named by the len bytes of key, or -1. guess
+ * (the field after the one before it: objects of one source list their
+ * keys in one order) is tried first; names are unique (colspec refuses
+ * a field shredded twice), so it is the one vshred.c's by-name search
+ * would find. */
+static int shred_field(const sc_shred *sh, size_t guess, const char *key, size_t len)
+{
+    if (guess < sh->n_fields && field_is(sh, guess, key, len))
+        return (int)guess;
+    for (size_t f = 0; f < sh->n_fields; f++) {
+        if (field_is(sh, f, key, len))
+            return (int)f;
+    }
+    return -1;
+}
+
+/* The members of the JSON object at c (its '{') read as strings into
+ * strs (by shred field) and kept (the others, ascending ids), their
+ * dictionary ids in ids: the number of members, *next past the '}', or
+ * -1 for anything else (a key the dictionary lacks, a value not a plain
+ * string, a string for a field that is not a string node, a repeated
+ * key, whitespace, escapes, more than SHD_VMAX members). */
+static int scan_strings(sh_shredder *s, const sc_shred *sh, const vr_builder *b, const char *c,
+                        const char *end, vr_str *strs, vs_kept *kept, size_t *n_kept,
+                        uint32_t *ids, const char **next)
+{
+    size_t n = 0, guess = 0;
+    const char *p = c + 1;
+    if (p < end && *p == '}') {
+        *next = p + 1;
+        return 0;
+    }
+    for (;;) {
+        const char *v, *k = p < end && *p == '"' ? any_key(s, p, end, &v) : NULL;
+        if (k == NULL || n == SHD_VMAX || v == end || *v != '"')
+            return -1;
+        const char *q = plain_string(s, v, end);
+        const size_t len = (size_t)(k - p - 1);
+        uint32_t id;
+        if (q == NULL || !vr_dict_find(b, n ? ids[n - 1] : UINT32_MAX, p + 1, len, &id))
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            if (ids[i] == id)
+                return -1;
+        ids[n++] = id;
+        const int f = shred_field(sh, guess, p + 1, len);
+        const vr_str str = {v + 1, (size_t)(q - v - 1)};
+        if (f < 0) {
+            size_t i = (*n_kept)++;
+            for (; i > 0 && kept[i - 1].id > id; i--)
+                kept[i] = kept[i - 1];
+            kept[i] = (vs_kept){.id = id, .s = str.s, .len = str.len};
+        } else if (sh->fields[f].shred->kind != SC_SHRED_PRIMITIVE ||
+                   sh->fields[f].shred->type->kind != SC_STRING) {
+            return -1;
+        } else {
+            strs[f] = str;
+            guess = (size_t)f + 1;
+        }
+        p = q + 1;
+        if (end - p >= 2 && p[0] == ',' && p[1] == '"') {
+            p++;
+            continue;
+        }
+        if (p < end && *p == '}') {
+            *next = p + 1;
+            return (int)n;
+        }
+        return -1;
+    }
+}
+
+/* The object value at c of a shredded Variant column (t->shred an
+ * object node) whose members are all strings, straight into its leaves:
+ * what the parser's events, the column's builder and vs_write would
+ * write (vs_write_strings), without building the value, when the
+ * builder's dictionary already holds every key and stays (so the
+ * metadata is the last record's). SHV_MISMATCH for anything else, before
+ * any effect. */
+static int direct_variant(sh_shredder *s, int column, const char *c, const char *end,
+                          const char **next)
+{
+    const sc_type *t = s->spec->columns[column].type;
+    const sc_shred *sh = t->shred;
+    vr_builder *b = s->variants[column];
+    if (sh == NULL || sh->kind != SC_SHRED_OBJECT || sh->n_fields > SHD_VMAX || b == NULL ||
+        !vr_builder_meta_kept(b) || s->n_frames >= s->parser.max_depth)
+        return SHV_MISMATCH;
+    vr_str strs[SHD_VMAX];
+    vs_kept kept[SHD_VMAX];
+    uint32_t ids[SHD_VMAX];
+    size_t n_kept = 0;
+    for (size_t f = 0; f < sh->n_fields; f++)
+        strs[f] = (vr_str){NULL, 0};
+    const int n = scan_strings(s, sh, b, c, end, strs, kept, &n_kept, ids, next);
+    if (n < 0)
+        return SHV_MISMATCH;
+    vr_variant v;
+    vr_known_object(b, ids, (size_t)n, &v);
+    s->direct_objects++;
+    return vs_write_strings(&s->vshred, s->rg, t, &v, strs, kept, n_kept, 0, s->err);
+}
+
 /* A member of a routed object: shred.c's on_key for the predicted child,
  * then fast_scalar's put for a top-level plain scalar column. */
 static int route_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
@@ -379,6 +496,18 @@ static int route_member(sh_shredder *s, sh_frame *top, const char *at, const cha
                 cs->key_len = child->key_len;
                 return rc;
             }
+        }
+    } else if (child->column >= 0 && v < end && *v == '{' &&
+               s->variants[child->column] != NULL) {
+        sh_colstate *cs = &s->cols[child->column];
+        int rc = cs->seen || cs->failed ? SHV_MISMATCH
+                                        : direct_variant(s, child->column, v, end, next);
+        if (rc != SHV_MISMATCH) {
+            cs->seen = rc == 0;
+            cs->raw_start = (size_t)(v - s->line);
+            cs->key = at + 1;
+            cs->key_len = child->key_len;
+            return rc;
         }
     }
     /* on_key's effects; the parser's value event follows */

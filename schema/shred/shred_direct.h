@@ -1,8 +1,10 @@
 /* shred_direct.h - the schema-directed parse of object members
  * (shred_direct.c): members whose key is the predicted one and whose
  * value is a scalar for a plain scalar column go straight from the line
- * into the column's leaf, and scalar members of Variant and rest values
- * straight into their builders, without the parser's per-token events. shred.c
+ * into the column's leaf, scalar members of Variant and rest values
+ * straight into their builders, and a shredded Variant's object of known
+ * keys and string values into its leaves, without the parser's per-token
+ * events. shred.c
  * installs it as its json_handler.member; the record walk (shred.c,
  * shred_value.c) never calls it. Runs on the thread that shreds the
  * record. */

@@ -171,6 +171,8 @@ struct sh_shredder {
     const char *direct_declined; /* shred_direct.c: the key it last declined
                                     (the parser then reads it; asking again
                                     would decline again) */
+    uint64_t direct_objects;     /* shred_direct.c: Variant objects written
+                                    without their builder (for tests) */
     /* per record */
     pq_rowgroup *rg;
     pq_column *leaves;           /* rg's columns (pq_rowgroup_columns) */

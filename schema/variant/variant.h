@@ -188,6 +188,23 @@ void vr_builder_reset(vr_builder *b);
 /* shared_dict: the next record starts a fresh dictionary. */
 void vr_builder_forget_dict(vr_builder *b);
 
+/* shared_dict, for a caller that knows a record's shape without building
+ * it (the shredder's direct read of a shredded Variant's object): whether
+ * the next record keeps the dictionary and its finished metadata
+ * (vr_builder_reset would keep them). Then the ids vr_dict_find gives are
+ * the metadata's, in key-name order. */
+bool vr_builder_meta_kept(const vr_builder *b);
+/* The id of key name in the dictionary; false when it has none. Changes
+ * nothing. prev: the id of the key before it in its object, UINT32_MAX
+ * for the first key of a root object (a hint, tried first). */
+bool vr_dict_find(const vr_builder *b, uint32_t prev, const char *name, size_t len,
+                  uint32_t *id);
+/* Once vr_builder_meta_kept said yes: the next record is an object whose
+ * n keys are the distinct dictionary ids, left as vr_builder_reset, its
+ * vr_key calls (with values) and vr_finish would leave the builder, but
+ * nothing encoded: out gets the unchanged metadata, and a NULL value. */
+void vr_known_object(vr_builder *b, const uint32_t *ids, size_t n, vr_variant *out);
+
 int vr_begin_object(vr_builder *b);
 /* The key of the next value. name is copied; need not be NUL-terminated. */
 int vr_key(vr_builder *b, const char *name, size_t len);

@@ -110,6 +110,32 @@ void vr_builder_forget_dict(vr_builder *b)
     b->forget_dict = true;
 }
 
+bool vr_builder_meta_kept(const vr_builder *b)
+{
+    return vr_keep_dict(b) && b->meta.len > 0;
+}
+
+/* vr_key's accounting of a used key (shared_dict's keep rule), without
+ * the value: the builder then stands as after the record was built. */
+void vr_known_object(vr_builder *b, const uint32_t *ids, size_t n, vr_variant *out)
+{
+    vr_builder_reset(b);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0)   /* the hints vr_key would leave (vdict.c) */
+            b->first_key_guess[0] = ids[0];
+        else
+            b->keys[ids[i - 1]].next = ids[i];
+        if (b->keys[ids[i]].record != b->record) {
+            b->keys[ids[i]].record = b->record;
+            b->used_keys++;
+        }
+    }
+    out->metadata = b->meta.data;
+    out->metadata_len = b->meta.len;
+    out->value = NULL;
+    out->value_len = 0;
+}
+
 /* ---- builder: value slots ------------------------------------------------ */
 
 /* Checks that a value may start here and reserves room for it, without

@@ -77,6 +77,31 @@ static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
     return 0;
 }
 
+/* Guessed as vr_guess_or_intern guesses (a root object's keys). */
+bool vr_dict_find(const vr_builder *b, uint32_t prev, const char *name, size_t len,
+                  uint32_t *id)
+{
+    uint32_t g = prev == UINT32_MAX ? b->first_key_guess[0]
+               : prev < b->nkeys    ? b->keys[prev].next
+                                    : UINT32_MAX;
+    if (g < b->nkeys && b->keys[g].len == len && pq_memeq(vr_key_text(b, g), name, len)) {
+        *id = g;
+        return true;
+    }
+    if (b->nslots == 0)
+        return false;
+    size_t mask = b->nslots - 1, i = vr_slot_of(b, name, len);
+    for (;; i = (i + 1) & mask) {
+        const vr_slot *s = &b->slots[i];
+        if (s->gen != b->gen)
+            return false;
+        if (b->keys[s->id].len == len && pq_memeq(vr_key_text(b, s->id), name, len)) {
+            *id = s->id;
+            return true;
+        }
+    }
+}
+
 /* vr_intern, but first the key that followed the previous one last time
  * (or began an object at this depth): a compare of the text instead of a
  * hash and a probe, since records of one kind name their keys in the

@@ -37,6 +37,7 @@ void vs_state_init(vs_state *st)
     pq_buf_init(&st->partial);
     pq_buf_init(&st->kept);
     pq_buf_init(&st->meta);
+    pq_buf_init(&st->texts);
 }
 
 void vs_state_free(vs_state *st)
@@ -44,6 +45,7 @@ void vs_state_free(vs_state *st)
     pq_buf_free(&st->partial);
     pq_buf_free(&st->kept);
     pq_buf_free(&st->meta);
+    pq_buf_free(&st->texts);
     for (size_t i = 0; i < st->cap_maps; i++) {
         free(st->maps[i].slots);
         free(st->maps[i].seen);
@@ -762,6 +764,65 @@ int vs_write_built(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_var
         return vs_write(st, rg, t, v, rep, err);
     int rc = pq_column_put_bytes(&cols[t->metadata_leaf], rep, v->metadata, v->metadata_len);
     return rc ? rc : pq_column_put_bytes(&cols[t->shred->value_leaf], rep, v->value, v->value_len);
+}
+
+/* vs_write_strings's partial object: each kept string encoded as the
+ * builder encodes it (vr_value_append_string), then the object as
+ * put_rest appends it. */
+static int put_kept(const vs_ctx *x, const sc_shred *sh, const vs_kept *kept, size_t n,
+                    uint16_t rep)
+{
+    vs_state *st = x->st;
+    vr_meta meta;
+    int rc = vr_meta_open(&meta, x->meta_bytes, x->meta_len, x->err);
+    pq_buf_reset(&st->texts);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (vr_value_append_string(&st->texts, kept[i].s, kept[i].len) != 0)
+            rc = pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+    pq_buf_reset(&st->kept);
+    if (rc == 0 && pq_buf_reserve(&st->kept, n * sizeof(vr_field)) != 0)
+        rc = pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+    if (rc != 0)
+        return rc;
+    vr_field *fields = (vr_field *)(void *)st->kept.data;
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {  /* encoded lengths, as appended */
+        size_t len = kept[i].len + (kept[i].len >= 64 ? 5 : 1);
+        fields[i] = (vr_field){.id = kept[i].id, .value = st->texts.data + pos, .len = len};
+        pos += len;
+    }
+    pq_buf_reset(&st->partial);
+    rc = vr_value_append_object(&st->partial, &meta, fields, n, x->err);
+    return rc ? rc : pq_column_put_bytes(col(x, sh->value_leaf), rep, st->partial.data,
+                                         st->partial.len);
+}
+
+/* What write_object makes of such an object: put_string per string field,
+ * nulls per missing field, put_rest's partial object of the kept fields
+ * (by id, which under a sorted dictionary is key-name order, as the
+ * object's own order is). */
+int vs_write_strings(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                     const vr_str *strs, const vs_kept *kept, size_t n_kept, uint16_t rep,
+                     pq_err *err)
+{
+    vs_ctx x = {.st = st, .rg = rg, .meta_bytes = v->metadata, .meta_len = v->metadata_len,
+                .err = err};
+    x.cols = pq_rowgroup_columns(rg, &x.n_cols);
+    const sc_shred *sh = t->shred;
+    int rc = pq_column_put_bytes(col(&x, t->metadata_leaf), rep, v->metadata, v->metadata_len);
+    for (size_t f = 0; rc == 0 && f < sh->n_fields; f++) {
+        const sc_shred *fs = sh->fields[f].shred;
+        if (strs[f].s != NULL) {
+            rc = pq_column_put_bytes(col(&x, fs->type->leaf), rep, strs[f].s, strs[f].len);
+            rc = rc ? rc : pq_column_put_null(col(&x, fs->value_leaf), rep, fs->def);
+            continue;
+        }
+        rc = pq_column_put_null(col(&x, fs->value_leaf), rep, fs->def);
+        rc = rc ? rc : null_typed(&x, fs, rep, fs->def);
+    }
+    if (rc != 0 || n_kept == 0)
+        return rc ? rc : pq_column_put_null(col(&x, sh->value_leaf), rep, sh->def);
+    return put_kept(&x, sh, kept, n_kept, rep);
 }
 
 int vs_write_value(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,

@@ -84,6 +84,7 @@ typedef struct vs_state {
     pq_buf partial;   /* the `value` of a partially shredded object */
     pq_buf kept;      /* vr_field[]: an object's fields left in `value` */
     pq_buf meta;      /* the metadata the field maps were learnt from */
+    pq_buf texts;     /* vs_write_strings: its kept strings, encoded */
     uint32_t meta_gen;
     bool meta_checked; /* meta compared with the value being written */
     uint64_t visits;  /* object visits so far (vs_fieldmap.seen stamps) */
@@ -127,6 +128,25 @@ int vs_write_value(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_var
  * column takes vs_write. */
 int vs_write_built(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
                    uint16_t rep, pq_err *err);
+
+/* A member of an object left in `value` by vs_write_strings: a string,
+ * its key's id in the metadata. */
+typedef struct vs_kept {
+    uint32_t id;
+    const char *s;
+    size_t len;
+} vs_kept;
+
+/* vs_write of an object whose members are all strings (the shredder's
+ * direct read of a JSON object, shred_direct.c), without the object being
+ * built: strs[f] for each field f of t->shred (an SC_SHRED_OBJECT), s NULL
+ * when missing, else the field's node is a string primitive; kept, n_kept
+ * the other members, by ascending id, v->metadata the builder's (a sorted
+ * dictionary: ids in key-name order; v->value unused). The same leaves
+ * and bytes as vs_write of the built object. */
+int vs_write_strings(vs_state *st, pq_rowgroup *rg, const sc_type *t, const vr_variant *v,
+                     const vr_str *strs, const vs_kept *kept, size_t n_kept, uint16_t rep,
+                     pq_err *err);
 
 /* A primitive converted to a shredded column's physical type. */
 typedef struct vs_typed {

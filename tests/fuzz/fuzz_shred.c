@@ -27,6 +27,11 @@
  * object's field-by-field outcome, reused for the same field ids) and
  * its quick reads of integers, doubles and booleans on the warm side
  * only (a double `r` among the shredded fields for them).
+ * Two more shredders take every line with their Variant dictionaries kept
+ * from line to line, one with the fast paths on, one off: a shredded
+ * Variant's object of known keys and string values then goes straight
+ * from the line into its leaves on the fast side only (shred_direct.c's
+ * direct_variant), and must write what the builder and vshred.c write.
  * Two more schemas have no column path: every member to the rest column
  * (the default schema's shape), or, without one, nowhere. */
 #include "colspec.h"
@@ -135,14 +140,29 @@ static size_t file_close(file *f, uint8_t **bytes)
     return (size_t)n;
 }
 
+/* The two files' bytes are the same (both closed). */
+static void same_files(file *x, file *y)
+{
+    uint8_t *a, *b;
+    size_t na = file_close(x, &a), nb = file_close(y, &b);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    free(a);
+    free(b);
+}
+
 static void differential(const uint8_t *data, size_t size)
 {
     pq_err err = {0};
-    file warm, cold;
+    file warm, cold, kept_fast, kept_general;
     file_open(&warm, "warm");
     file_open(&cold, "cold");
-    sh_shredder *sh;
+    file_open(&kept_fast, "keptf");
+    file_open(&kept_general, "keptg");
+    sh_shredder *sh, *kf, *kg;
     CHECK(sh_shredder_new(&sh, g_spec, &err) == 0);
+    CHECK(sh_shredder_new(&kf, g_spec, &err) == 0);
+    CHECK(sh_shredder_new(&kg, g_spec, &err) == 0);
+    sh_shredder_set_fast(kg, false);
     const char *p = (const char *)data, *end = p + size;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -157,14 +177,21 @@ static void differential(const uint8_t *data, size_t size)
         CHECK(rw == rcold && strcmp(ew.msg, ec.msg) == 0);
         CHECK(sh_last_reject(sh) == sh_last_reject(fresh));
         sh_shredder_destroy(fresh);
+        /* Variant dictionaries kept across lines (as a batch keeps them):
+         * only then may a known object skip its builder
+         * (shred_direct.c's direct_variant) */
+        pq_err ef = {0}, eg = {0};
+        rw = shred_into(&kept_fast, kf, p, len, &ef);
+        rcold = shred_into(&kept_general, kg, p, len, &eg);
+        CHECK(rw == rcold && strcmp(ef.msg, eg.msg) == 0);
+        CHECK(sh_last_reject(kf) == sh_last_reject(kg));
         p += len + (nl != NULL);
     }
     sh_shredder_destroy(sh);
-    uint8_t *a, *b;
-    size_t na = file_close(&warm, &a), nb = file_close(&cold, &b);
-    CHECK(na == nb && memcmp(a, b, na) == 0);
-    free(a);
-    free(b);
+    sh_shredder_destroy(kf);
+    sh_shredder_destroy(kg);
+    same_files(&warm, &cold);
+    same_files(&kept_fast, &kept_general);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
