@@ -467,6 +467,18 @@ static int direct_variant(sh_shredder *s, int column, const char *c, const char 
     return vs_write_strings(&s->vshred, s->rg, t, &v, strs, kept, n_kept, 0, s->err);
 }
 
+/* A member read by a direct path (rc its result, not SHV_MISMATCH): the
+ * column's state as on_key and the value event would leave it. */
+static inline int took_member(sh_shredder *s, sh_colstate *cs, const sh_trie *child,
+                              const char *at, const char *v, int rc)
+{
+    cs->seen = rc == 0;
+    cs->raw_start = (size_t)(v - s->line);
+    cs->key = at + 1;
+    cs->key_len = child->key_len;
+    return rc;
+}
+
 /* A member of a routed object: shred.c's on_key for the predicted child,
  * then fast_scalar's put for a top-level plain scalar column. */
 static int route_member(sh_shredder *s, sh_frame *top, const char *at, const char *end,
@@ -489,26 +501,16 @@ static int route_member(sh_shredder *s, sh_frame *top, const char *at, const cha
             const sc_type *t = s->spec->columns[child->column].type;
             int rc = !child->plain ? (*v == '[' ? direct_list(s, t, v, end, next) : SHV_MISMATCH)
                                    : direct_value(s, t, 0, v, end, next);
-            if (rc != SHV_MISMATCH) {
-                cs->seen = rc == 0;
-                cs->raw_start = (size_t)(v - s->line);
-                cs->key = at + 1;
-                cs->key_len = child->key_len;
-                return rc;
-            }
+            if (rc != SHV_MISMATCH)
+                return took_member(s, cs, child, at, v, rc);
         }
     } else if (child->column >= 0 && v < end && *v == '{' &&
                s->variants[child->column] != NULL) {
         sh_colstate *cs = &s->cols[child->column];
         int rc = cs->seen || cs->failed ? SHV_MISMATCH
                                         : direct_variant(s, child->column, v, end, next);
-        if (rc != SHV_MISMATCH) {
-            cs->seen = rc == 0;
-            cs->raw_start = (size_t)(v - s->line);
-            cs->key = at + 1;
-            cs->key_len = child->key_len;
-            return rc;
-        }
+        if (rc != SHV_MISMATCH)
+            return took_member(s, cs, child, at, v, rc);
     }
     /* on_key's effects; the parser's value event follows */
     s->target = (sh_target){.key = at + 1, .key_len = child->key_len};
