@@ -65,8 +65,3 @@ int pq_buf_put_u64le(pq_buf *b, uint64_t v)
     return pq_buf_append(b, le, sizeof le);
 }
 
-int pq_buf_put_zigzag(pq_buf *b, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    return pq_buf_put_uvarint(b, z);
-}

@@ -60,20 +60,34 @@ int pq_buf_put_u64le(pq_buf *b, uint64_t v);
  * Inline, bytes stored in place: every page header and footer field is
  * one, and a copy through memcpy per varint was 2% of writing many small
  * files. */
-static inline int pq_buf_put_uvarint(pq_buf *b, uint64_t v)
+/* The ULEB128 of v at p (room for 10 bytes); returns the byte after it.
+ * For writers that reserve once for several fields (thrift.c). */
+static inline uint8_t *pq_uvarint_store(uint8_t *p, uint64_t v)
 {
-    if (pq_buf_reserve(b, 10) != 0)
-        return -2; /* PQ_ENOMEM */
-    uint8_t *p = b->data + b->len;
     while (v >= 0x80) {
         *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
     }
     *p++ = (uint8_t)v;
-    b->len = (size_t)(p - b->data);
+    return p;
+}
+
+static inline uint64_t pq_zigzag64(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int pq_buf_put_uvarint(pq_buf *b, uint64_t v)
+{
+    if (pq_buf_reserve(b, 10) != 0)
+        return -2; /* PQ_ENOMEM */
+    b->len = (size_t)(pq_uvarint_store(b->data + b->len, v) - b->data);
     return 0;
 }
 
-int pq_buf_put_zigzag(pq_buf *b, int64_t v);
+static inline int pq_buf_put_zigzag(pq_buf *b, int64_t v)
+{
+    return pq_buf_put_uvarint(b, pq_zigzag64(v));
+}
 
 #endif

@@ -26,21 +26,6 @@ static inline void tc_done(pq_thrift *t, const uint8_t *end)
     t->out->len = (size_t)(end - t->out->data);
 }
 
-static inline uint8_t *tc_put_uvarint(uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static inline uint64_t tc_zz(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 static void tc_byte(pq_thrift *t, uint8_t b)
 {
     uint8_t *p = tc_room(t, 1);
@@ -58,14 +43,13 @@ static void tc_bytes(pq_thrift *t, const void *src, size_t n)
 
 static void tc_uvarint(pq_thrift *t, uint64_t v)
 {
-    uint8_t *p = tc_room(t, 10);
-    if (p != NULL)
-        tc_done(t, tc_put_uvarint(p, v));
+    if (t->error == 0 && pq_buf_put_uvarint(t->out, v) != 0)
+        t->error = PQ_ENOMEM;
 }
 
 static void tc_zigzag(pq_thrift *t, int64_t v)
 {
-    tc_uvarint(t, tc_zz(v));
+    tc_uvarint(t, pq_zigzag64(v));
 }
 
 /* A field header at p (room for 4 bytes: a type byte and a zigzag i16),
@@ -84,7 +68,7 @@ static inline uint8_t *tc_put_header(pq_thrift *t, uint8_t *p, int16_t fid, int 
         return p;
     }
     *p++ = (uint8_t)type;
-    return tc_put_uvarint(p, tc_zz(fid));
+    return pq_uvarint_store(p, pq_zigzag64(fid));
 }
 
 static void tc_field_header(pq_thrift *t, int16_t fid, int type)
@@ -99,7 +83,7 @@ static void tc_field_int(pq_thrift *t, int16_t fid, int type, int64_t v)
 {
     uint8_t *p = tc_room(t, 4 + 10);
     if (p != NULL && (p = tc_put_header(t, p, fid, type)) != NULL)
-        tc_done(t, tc_put_uvarint(p, tc_zz(v)));
+        tc_done(t, pq_uvarint_store(p, pq_zigzag64(v)));
 }
 
 void pq_thrift_init(pq_thrift *t, pq_buf *out)
@@ -224,7 +208,7 @@ void pq_thrift_list_binary(pq_thrift *t, const void *src, size_t n)
             t->error = PQ_ENOMEM;
         return;
     }
-    p = tc_put_uvarint(p, n);
+    p = pq_uvarint_store(p, n);
     if (n > 0)
         memcpy(p, src, n);
     tc_done(t, p + n);
