@@ -44,22 +44,38 @@ static int vr_rehash(vr_builder *b)
     return 0;
 }
 
+/* Whether id is a key of the dictionary named name. */
+static inline bool vr_key_is(const vr_builder *b, uint32_t id, const char *name, size_t len)
+{
+    return id < b->nkeys && b->keys[id].len == len && pq_memeq(vr_key_text(b, id), name, len);
+}
+
+/* The slot of key name (true, *id its id), or the free slot it would
+ * take (false). The table must have slots. */
+static bool vr_probe(const vr_builder *b, const char *name, size_t len, size_t *slot,
+                     uint32_t *id)
+{
+    size_t mask = b->nslots - 1, i = vr_slot_of(b, name, len);
+    for (;; i = (i + 1) & mask) {
+        const vr_slot *s = &b->slots[i];
+        *slot = i;
+        if (s->gen != b->gen)
+            return false;
+        if (vr_key_is(b, s->id, name, len)) {
+            *id = s->id;
+            return true;
+        }
+    }
+}
+
 /* The id of key name, adding it on first sight. */
 static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
 {
     if ((b->nkeys + 1) * 2 > b->nslots && vr_rehash(b) != 0)
         return pq_err_set(&b->err, PQ_ENOMEM, "variant: out of memory for the key table");
-    size_t mask = b->nslots - 1, i = vr_slot_of(b, name, len);
-    for (;; i = (i + 1) & mask) {
-        const vr_slot *s = &b->slots[i];
-        if (s->gen != b->gen)
-            break;
-        if (b->keys[s->id].len == len &&
-            pq_memeq(vr_key_text(b, s->id), name, len)) {
-            *id = s->id;
-            return 0;
-        }
-    }
+    size_t i;
+    if (vr_probe(b, name, len, &i, id))
+        return 0;
     if (len > VR_MAX_BYTES - b->keybytes.len || b->nkeys >= VR_DROPPED - 1)
         return pq_err_set(&b->err, PQ_ELIMIT,
                           "variant: keys of one record exceed 4 GiB or 2^32 names");
@@ -84,22 +100,12 @@ bool vr_dict_find(const vr_builder *b, uint32_t prev, const char *name, size_t l
     uint32_t g = prev == UINT32_MAX ? b->first_key_guess[0]
                : prev < b->nkeys    ? b->keys[prev].next
                                     : UINT32_MAX;
-    if (g < b->nkeys && b->keys[g].len == len && pq_memeq(vr_key_text(b, g), name, len)) {
+    if (vr_key_is(b, g, name, len)) {
         *id = g;
         return true;
     }
-    if (b->nslots == 0)
-        return false;
-    size_t mask = b->nslots - 1, i = vr_slot_of(b, name, len);
-    for (;; i = (i + 1) & mask) {
-        const vr_slot *s = &b->slots[i];
-        if (s->gen != b->gen)
-            return false;
-        if (b->keys[s->id].len == len && pq_memeq(vr_key_text(b, s->id), name, len)) {
-            *id = s->id;
-            return true;
-        }
-    }
+    size_t slot;
+    return b->nslots > 0 && vr_probe(b, name, len, &slot, id);
 }
 
 /* vr_intern, but first the key that followed the previous one last time
@@ -115,13 +121,9 @@ static int vr_guess_or_intern(vr_builder *b, const char *name, size_t len, uint3
     uint32_t *guess = !first                   ? &b->keys[f->key].next
                       : depth < VR_GUESS_DEPTH ? &b->first_key_guess[depth]
                                                : NULL;
-    if (guess != NULL) {
-        uint32_t g = *guess;
-        if (g < b->nkeys && b->keys[g].len == len &&
-            pq_memeq(vr_key_text(b, g), name, len)) {
-            *id = g;
-            return 0;
-        }
+    if (guess != NULL && vr_key_is(b, *guess, name, len)) {
+        *id = *guess;
+        return 0;
     }
     int rc = vr_intern(b, name, len, id);
     if (rc != 0)
