@@ -221,6 +221,12 @@ sc_shred *sc_shred_new(void);
 void sc_shred_free(sc_shred *s);
 sc_type *sc_type_new_shred_prim(sc_kind kind, int bit_width, int precision, int scale);
 
+/* The index of the field of OBJECT node s named by the len bytes of
+ * name, or -1. guess (objects of one source list their keys in one
+ * order: the field after the last one found) is tried first; names are
+ * unique within a node, so a guess cannot find another field. */
+int sc_shred_field_index(const sc_shred *s, const char *name, size_t len, size_t guess);
+
 /* The shred tree as compact JSON in the schema language's terms:
  * {"status":"int16","request":{"path":"string"},"tags":["string"]};
  * a NONE root gives "variant". Appends to out; PQ_ENOMEM. */

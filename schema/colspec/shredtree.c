@@ -147,6 +147,23 @@ void sc_shred_reset_leaves(sc_shred *s)
         sc_shred_reset_leaves(s->elem);
 }
 
+static bool field_named(const sc_shred *s, size_t f, const char *name, size_t len)
+{
+    const char *n = s->fields[f].name;
+    return strlen(n) == len && memcmp(n, name, len) == 0;
+}
+
+int sc_shred_field_index(const sc_shred *s, const char *name, size_t len, size_t guess)
+{
+    if (guess < s->n_fields && field_named(s, guess, name, len))
+        return (int)guess;
+    for (size_t f = 0; f < s->n_fields; f++) {
+        if (field_named(s, f, name, len))
+            return (int)f;
+    }
+    return -1;
+}
+
 static int json_str(pq_buf *out, const char *s)
 {
     int rc = pq_buf_push(out, '"');

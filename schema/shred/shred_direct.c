@@ -357,29 +357,6 @@ int direct_list(sh_shredder *s, const sc_type *t, const char *c, const char *end
  * of the shred tree it writes. */
 #define SHD_VMAX 32
 
-/* Whether shred field f of sh is named by the len bytes of key. */
-static inline bool field_is(const sc_shred *sh, size_t f, const char *key, size_t len)
-{
-    const char *name = sh->fields[f].name;
-    return strlen(name) == len && memcmp(name, key, len) == 0;
-}
-
-/* The shred field of sh named by the len bytes of key, or -1. guess
- * (the field after the one before it: objects of one source list their
- * keys in one order) is tried first; names are unique (colspec refuses
- * a field shredded twice), so it is the one vshred.c's by-name search
- * would find. */
-static int shred_field(const sc_shred *sh, size_t guess, const char *key, size_t len)
-{
-    if (guess < sh->n_fields && field_is(sh, guess, key, len))
-        return (int)guess;
-    for (size_t f = 0; f < sh->n_fields; f++) {
-        if (field_is(sh, f, key, len))
-            return (int)f;
-    }
-    return -1;
-}
-
 /* The members of the JSON object at c (its '{') read as strings into
  * strs (by shred field) and kept (the others, ascending ids), their
  * dictionary ids in ids: the number of members, *next past the '}', or
@@ -409,7 +386,7 @@ static int scan_strings(sh_shredder *s, const sc_shred *sh, const vr_builder *b,
             if (ids[i] == id)
                 return -1;
         ids[n++] = id;
-        const int f = shred_field(sh, guess, p + 1, len);
+        const int f = sc_shred_field_index(sh, p + 1, len, guess);
         const vr_str str = {v + 1, (size_t)(q - v - 1)};
         if (f < 0) {
             size_t i = (*n_kept)++;

@@ -413,14 +413,7 @@ static int learn_field(const vs_ctx *x, size_t mi, uint32_t id, int32_t *field)
         fm->n_slots = x->meta.size;
     }
     const sc_shred *sh = fm->node;
-    *field = -1;
-    for (size_t f = 0; f < sh->n_fields; f++) {
-        const char *name = sh->fields[f].name;
-        if (strlen(name) == key.len && memcmp(name, key.s, key.len) == 0) {
-            *field = (int32_t)f;
-            break;
-        }
-    }
+    *field = sc_shred_field_index(sh, key.s, key.len, SIZE_MAX);
     fm->slots[id] = (vs_slot){.gen = x->st->meta_gen, .field = *field};
     return 0;
 }
@@ -776,20 +769,22 @@ static int put_kept(const vs_ctx *x, const sc_shred *sh, const vs_kept *kept, si
     vr_meta meta;
     int rc = vr_meta_open(&meta, x->meta_bytes, x->meta_len, x->err);
     pq_buf_reset(&st->texts);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        if (vr_value_append_string(&st->texts, kept[i].s, kept[i].len) != 0)
-            rc = pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
     pq_buf_reset(&st->kept);
     if (rc == 0 && pq_buf_reserve(&st->kept, n * sizeof(vr_field)) != 0)
         rc = pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+    vr_field *fields = (vr_field *)(void *)st->kept.data;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const size_t at = st->texts.len;
+        if (vr_value_append_string(&st->texts, kept[i].s, kept[i].len) != 0)
+            rc = pq_err_set(x->err, PQ_ENOMEM, "variant shredding: out of memory");
+        fields[i] = (vr_field){.id = kept[i].id, .len = st->texts.len - at};
+    }
     if (rc != 0)
         return rc;
-    vr_field *fields = (vr_field *)(void *)st->kept.data;
     size_t pos = 0;
-    for (size_t i = 0; i < n; i++) {  /* encoded lengths, as appended */
-        size_t len = kept[i].len + (kept[i].len >= 64 ? 5 : 1);
-        fields[i] = (vr_field){.id = kept[i].id, .value = st->texts.data + pos, .len = len};
-        pos += len;
+    for (size_t i = 0; i < n; i++) {  /* texts is where it will stay now */
+        fields[i].value = st->texts.data + pos;
+        pos += fields[i].len;
     }
     pq_buf_reset(&st->partial);
     rc = vr_value_append_object(&st->partial, &meta, fields, n, x->err);
