@@ -212,13 +212,8 @@ int fs_finish(fs_file *f, pq_err *err)
 static int sync_dir(void *ctx, const char *d, pq_err *err)
 {
     (void)ctx;
-    int rc = PQ_OK;
-    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || (FS_FSYNC(fd) != 0 && errno != EINVAL))
-        rc = pq_err_set(err, PQ_EIO, "directory %s: fsync failed: %s", d, why(errno));
-    if (fd >= 0)
-        close(fd);
-    return rc;
+    int e = fs_sync_path(d, true);
+    return e == 0 ? PQ_OK : pq_err_set(err, PQ_EIO, "directory %s: fsync failed: %s", d, why(e));
 }
 
 static int add_dir(void *ctx, const char *d, pq_err *err)

@@ -99,7 +99,7 @@ typedef struct sync_run {
     atomic_int failed_errno;
 } sync_run;
 
-static int sync_one(const char *path, bool dir)
+int fs_sync_path(const char *path, bool dir)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
     if (fd < 0)
@@ -116,7 +116,7 @@ static void *sync_thread(void *arg)
         size_t i = atomic_fetch_add(&r->next, 1);
         if (i >= r->n || atomic_load(&r->failed) != 0)
             return NULL;
-        int e = sync_one(r->paths[i], r->dirs);
+        int e = fs_sync_path(r->paths[i], r->dirs);
         size_t none = 0;
         if (e != 0 && atomic_compare_exchange_strong(&r->failed, &none, i + 1))
             atomic_store(&r->failed_errno, e);

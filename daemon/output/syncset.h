@@ -40,6 +40,10 @@ int fs_syncset_add(fs_syncset *s, const char *path, pq_err *err);
  * when there is none). Returns 0 or PQ_ENOMEM. */
 int fs_syncset_add_dir_of(fs_syncset *s, const char *path, pq_err *err);
 
+/* fsync of one path, opened read-only (dir: as a directory, where a file
+ * system that cannot fsync one, EINVAL, is not an error). 0 or errno. */
+int fs_sync_path(const char *path, bool dir);
+
 /* fsyncs every path once (dirs: opened as directories; a file system
  * that cannot fsync a directory, EINVAL, is not an error), then empties
  * the set. Returns 0, or PQ_EIO naming the first path that failed (the
