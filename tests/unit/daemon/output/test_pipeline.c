@@ -699,12 +699,16 @@ static void test_pipeline_routed_file_creation_failure_fails_the_pipeline(void *
     assert_int_not_equal(pl_drain(p, &e), 0);
     assert_non_null(strstr(e.msg, "s=k3"));
     assert_int_equal(f->failures, 1);
-    assert_int_equal(f->resume, 1);
-    assert_int_equal(n_ranges, 0);
+    /* Files are created by a worker, so another key's file may have been
+     * published before k3's creation failed: what is on disk is exactly
+     * what was published, nothing half written. */
+    size_t on_disk = 0;
     for (int k = 0; k < 5; k++) {
         snprintf(sub, sizeof sub, "%s/s=k%d", out, k);
-        assert_int_equal(files_in(sub, false) + files_in(sub, true), 0);
+        assert_int_equal(files_in(sub, true), 0);
+        on_disk += files_in(sub, false);
     }
+    assert_int_equal(on_disk, n_ranges);
     assert_int_equal(unlink(block), 0);
     pl_resume(p);
     submit_keys(p, f->resume, 1001);
@@ -714,8 +718,8 @@ static void test_pipeline_routed_file_creation_failure_fails_the_pipeline(void *
     uint64_t rows = 0;
     for (size_t i = 0; i < n_ranges; i++)
         rows += ranges[i].rows;
-    assert_int_equal(n_ranges, 5);
-    assert_int_equal(rows, 1000);
+    assert_int_equal(n_ranges, 5);       /* one file a key, published before or after */
+    assert_int_equal(rows, 1000);        /* every line exactly once */
 }
 
 int main(void)
