@@ -10,13 +10,14 @@ static int offsets_start(pq_column *c)
 {
     uint32_t zero = 0;
     pq_buf_reset(&c->offsets);
-    return c->node->type == PQ_BYTE_ARRAY ? pq_buf_append(&c->offsets, &zero, sizeof zero) : 0;
+    return c->type == PQ_BYTE_ARRAY ? pq_buf_append(&c->offsets, &zero, sizeof zero) : 0;
 }
 
 int pq_column_init(pq_column *c, const pq_node *node)
 {
     memset(c, 0, sizeof *c);
     c->node = node;
+    c->type = node->type;
     c->width = pq_physical_width(node->type, node->type_length);
     c->max_def = node->max_def;
     c->max_rep = node->max_rep;
@@ -106,21 +107,21 @@ static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
     }
 }
 
-static int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v)
+/* n is the value's width: sizeof the argument (a constant once inlined,
+ * so the copy is one move) or, for FIXED_LEN_BYTE_ARRAY and INT96, the
+ * checked c->width. */
+static inline __attribute__((always_inline))
+int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, size_t n)
 {
-    if (c->node->type != want)
+    if (c->type != want)
         return PQ_ETYPE;
-    if (pq_buf_reserve(&c->values, c->width) != 0)
+    if (pq_buf_reserve(&c->values, n) != 0)
         return PQ_ENOMEM;
     int rc = put_levels(c, rep, c->max_def);
     if (rc != 0)
         return rc;
-    /* memcpy, not copy_short: inlined into pq_column_put_float and _double,
-     * copy_short's branches for other widths read past a 4- or 8-byte
-     * argument as far as GCC's -Warray-bounds can tell (an error in the
-     * -O3 release build), and fixed widths are few and known to memcpy. */
-    memcpy(c->values.data + c->values.len, v, c->width);
-    c->values.len += c->width;
+    memcpy(c->values.data + c->values.len, v, n);
+    c->values.len += n;
     c->n_values++;
     return PQ_OK;
 }
@@ -128,37 +129,37 @@ static int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const vo
 int pq_column_put_bool(pq_column *c, uint16_t rep, bool v)
 {
     uint8_t b = v ? 1 : 0;
-    return put_fixed(c, PQ_BOOLEAN, rep, &b);
+    return put_fixed(c, PQ_BOOLEAN, rep, &b, sizeof b);
 }
 
 int pq_column_put_i32(pq_column *c, uint16_t rep, int32_t v)
 {
-    return put_fixed(c, PQ_INT32, rep, &v);
+    return put_fixed(c, PQ_INT32, rep, &v, sizeof v);
 }
 
 int pq_column_put_i64(pq_column *c, uint16_t rep, int64_t v)
 {
-    return put_fixed(c, PQ_INT64, rep, &v);
+    return put_fixed(c, PQ_INT64, rep, &v, sizeof v);
 }
 
 int pq_column_put_float(pq_column *c, uint16_t rep, float v)
 {
-    return put_fixed(c, PQ_FLOAT, rep, &v);
+    return put_fixed(c, PQ_FLOAT, rep, &v, sizeof v);
 }
 
 int pq_column_put_double(pq_column *c, uint16_t rep, double v)
 {
-    return put_fixed(c, PQ_DOUBLE, rep, &v);
+    return put_fixed(c, PQ_DOUBLE, rep, &v, sizeof v);
 }
 
 int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
 {
-    if (c->node->type == PQ_FIXED_LEN_BYTE_ARRAY || c->node->type == PQ_INT96) {
+    if (c->type == PQ_FIXED_LEN_BYTE_ARRAY || c->type == PQ_INT96) {
         if (len != c->width)
             return PQ_ETYPE;
-        return put_fixed(c, c->node->type, rep, p);
+        return put_fixed(c, c->type, rep, p, c->width);
     }
-    if (c->node->type != PQ_BYTE_ARRAY)
+    if (c->type != PQ_BYTE_ARRAY)
         return PQ_ETYPE;
     /* uint32 offsets bound a chunk's byte-array data; the writer flushes
      * row groups long before this (row_group.max_bytes). */
@@ -191,7 +192,7 @@ static int reserve_range(pq_column *c, size_t levels, size_t values, size_t heap
     if ((c->max_def > 0 && pq_buf_reserve(&c->def, lb) != 0) ||
         (c->max_rep > 0 && pq_buf_reserve(&c->rep, lb) != 0))
         return PQ_ENOMEM;
-    if (c->node->type == PQ_BYTE_ARRAY)
+    if (c->type == PQ_BYTE_ARRAY)
         return pq_buf_reserve(&c->heap, heap) != 0 ||
                pq_buf_reserve(&c->offsets, values * sizeof(uint32_t)) != 0 ? PQ_ENOMEM : PQ_OK;
     return pq_buf_reserve(&c->values, values * c->width) != 0 ? PQ_ENOMEM : PQ_OK;
@@ -208,7 +209,7 @@ int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t
                            size_t v1, size_t rows)
 {
     size_t nl = l1 - l0, nv = v1 - v0, h0 = 0, h1 = 0;
-    if (c->node->type == PQ_BYTE_ARRAY) {
+    if (c->type == PQ_BYTE_ARRAY) {
         h0 = pq_column_offsets(src)[v0];
         h1 = pq_column_offsets(src)[v1];
         if (h1 - h0 > UINT32_MAX - c->heap.len)
@@ -223,7 +224,7 @@ int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t
         memcpy(c->rep.data + c->rep.len, src->rep.data + l0 * sizeof(uint16_t), lb);
     c->def.len += c->max_def > 0 ? lb : 0;
     c->rep.len += c->max_rep > 0 ? lb : 0;
-    if (c->node->type == PQ_BYTE_ARRAY) {
+    if (c->type == PQ_BYTE_ARRAY) {
         uint32_t base = (uint32_t)c->heap.len;
         uint32_t *to = (uint32_t *)(void *)(c->offsets.data + c->offsets.len);
         const uint32_t *from = pq_column_offsets(src);
@@ -267,7 +268,7 @@ void pq_column_truncate_rows(pq_column *c, size_t rows)
         c->def.len = l * sizeof(uint16_t);
     if (c->max_rep > 0)
         c->rep.len = l * sizeof(uint16_t);
-    if (c->node->type == PQ_BYTE_ARRAY) {
+    if (c->type == PQ_BYTE_ARRAY) {
         c->offsets.len = (c->n_values + 1) * sizeof(uint32_t);
         c->heap.len = pq_column_offsets(c)[c->n_values];
     } else {
