@@ -107,11 +107,11 @@ static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
     }
 }
 
-/* n is the value's width: sizeof the argument (a constant once inlined,
- * so the copy is one move) or, for FIXED_LEN_BYTE_ARRAY and INT96, the
- * checked c->width. */
-static inline __attribute__((always_inline))
-int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, size_t n)
+/* Every case of put_fixed; the common one does not get here. n is the
+ * value's width: sizeof the argument or, for FIXED_LEN_BYTE_ARRAY and
+ * INT96, the checked c->width. */
+static __attribute__((noinline))
+int put_fixed_slow(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, size_t n)
 {
     if (c->type != want)
         return PQ_ETYPE;
@@ -122,6 +122,27 @@ int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, 
         return rc;
     memcpy(c->values.data + c->values.len, v, n);
     c->values.len += n;
+    c->n_values++;
+    return PQ_OK;
+}
+
+/* Inlined into each typed put with n a constant, so the value is one
+ * move: the common put (an unrepeated leaf with room) without a call or
+ * a frame, as pq_column_put_bytes's. */
+static inline __attribute__((always_inline))
+int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, size_t n)
+{
+    if (c->type != want || c->max_rep != 0 || rep != 0 || c->values.cap - c->values.len <= n ||
+        (c->max_def > 0 && c->def.cap - c->def.len <= 2))
+        return put_fixed_slow(c, want, rep, v, n);
+    memcpy(c->values.data + c->values.len, v, n);
+    c->values.len += n;
+    if (c->max_def > 0) {
+        memcpy(c->def.data + c->def.len, &c->max_def, sizeof c->max_def);
+        c->def.len += sizeof c->max_def;
+    }
+    c->n_levels++;
+    c->n_rows++;
     c->n_values++;
     return PQ_OK;
 }
@@ -159,7 +180,7 @@ int put_bytes_slow(pq_column *c, uint16_t rep, const void *p, size_t len)
     if (c->type == PQ_FIXED_LEN_BYTE_ARRAY || c->type == PQ_INT96) {
         if (len != c->width)
             return PQ_ETYPE;
-        return put_fixed(c, c->type, rep, p, c->width);
+        return put_fixed_slow(c, c->type, rep, p, c->width);
     }
     if (c->type != PQ_BYTE_ARRAY)
         return PQ_ETYPE;
@@ -222,11 +243,24 @@ int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
     return PQ_OK;
 }
 
-int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
+/* Every case of pq_column_put_null; the common one does not get here. */
+static __attribute__((noinline))
+int put_null_slow(pq_column *c, uint16_t rep, uint16_t def)
 {
     if (def >= c->max_def)
         return PQ_EINVAL; /* a null needs a definition level below the max */
     return put_levels(c, rep, def);
+}
+
+int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
+{
+    if (def >= c->max_def || c->max_rep != 0 || rep != 0 || c->def.cap - c->def.len <= 2)
+        return put_null_slow(c, rep, def);
+    memcpy(c->def.data + c->def.len, &def, sizeof def);
+    c->def.len += sizeof def;
+    c->n_levels++;
+    c->n_rows++;
+    return PQ_OK;
 }
 
 static int reserve_range(pq_column *c, size_t levels, size_t values, size_t heap)

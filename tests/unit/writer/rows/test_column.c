@@ -123,11 +123,87 @@ static void test_column_put_bytes_every_length_and_room(void **state)
     pq_column_free(&c);
 }
 
+/* Fixed-width values and nulls, mixed, into columns that grow from empty
+ * (the short paths of put_fixed and pq_column_put_null, and the general
+ * ones at each growth and for a repeated leaf): values and levels read
+ * back; the general paths' errors stay. */
+static void test_column_put_fixed_and_null_every_room(void **state)
+{
+    (void)state;
+    for (int max_rep = 0; max_rep <= 1; max_rep++) {
+        for (int max_def = 0; max_def <= 2; max_def++) {
+            pq_node node;
+            init_leaf(&node, PQ_INT64);
+            node.max_def = (uint16_t)max_def;
+            node.max_rep = (uint16_t)max_rep;
+            pq_column c;
+            assert_int_equal(pq_column_init(&c, &node), 0);
+            size_t nv = 0;
+            for (int64_t k = 0; k < 200; k++) {
+                const uint16_t rep = max_rep && k % 4 == 3 ? 1 : 0;
+                if (max_def > 0 && k % 3 == 0) {
+                    assert_int_equal(pq_column_put_null(&c, rep, (uint16_t)(k % max_def)), 0);
+                } else {
+                    assert_int_equal(pq_column_put_i64(&c, rep, k * 1000003), 0);
+                    nv++;
+                }
+            }
+            assert_int_equal(c.n_levels, 200);
+            assert_int_equal(c.n_values, nv);
+            assert_int_equal(c.n_rows, max_rep ? 150 : 200);
+            assert_int_equal(c.values.len, 8 * nv);
+            for (int64_t k = 0, v = 0; k < 200; k++) {
+                uint16_t lv;
+                if (max_def > 0) {
+                    memcpy(&lv, c.def.data + 2 * k, 2);
+                    assert_int_equal(lv, k % 3 == 0 ? (uint16_t)(k % max_def) : (uint16_t)max_def);
+                }
+                if (max_rep) {
+                    memcpy(&lv, c.rep.data + 2 * k, 2);
+                    assert_int_equal(lv, k % 4 == 3 ? 1 : 0);
+                }
+                if (max_def == 0 || k % 3 != 0) {
+                    int64_t got;
+                    memcpy(&got, c.values.data + 8 * v++, 8);
+                    assert_int_equal(got, k * 1000003);
+                }
+            }
+            assert_int_equal(pq_column_put_null(&c, 0, (uint16_t)max_def), PQ_EINVAL);
+            assert_int_equal(pq_column_put_i64(&c, (uint16_t)(max_rep + 1), 1), PQ_EINVAL);
+            assert_int_equal(pq_column_put_i32(&c, 0, 1), PQ_ETYPE);
+            assert_int_equal(pq_column_put_double(&c, 0, 1.0), PQ_ETYPE);
+            assert_int_equal(c.n_levels, 200);
+            pq_column_free(&c);
+        }
+    }
+    /* the other widths, one byte to eight */
+    pq_node node;
+    pq_column c;
+    init_leaf(&node, PQ_BOOLEAN);
+    assert_int_equal(pq_column_init(&c, &node), 0);
+    for (int k = 0; k < 100; k++)
+        assert_int_equal(pq_column_put_bool(&c, 0, k % 3 == 0), 0);
+    for (int k = 0; k < 100; k++)
+        assert_int_equal(c.values.data[k], k % 3 == 0);
+    pq_column_free(&c);
+    init_leaf(&node, PQ_DOUBLE);
+    assert_int_equal(pq_column_init(&c, &node), 0);
+    for (int k = 0; k < 100; k++)
+        assert_int_equal(pq_column_put_double(&c, 0, k * 0.25), 0);
+    for (int k = 0; k < 100; k++) {
+        double d;
+        memcpy(&d, c.values.data + 8 * k, 8);
+        assert_true(d == k * 0.25);
+    }
+    pq_column_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_column_reserve_keeps_buffers_in_place_for_the_rows),
         cmocka_unit_test(test_column_put_bytes_every_length_and_room),
+        cmocka_unit_test(test_column_put_fixed_and_null_every_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
