@@ -110,6 +110,7 @@ typedef enum sc_shred_kind {
 
 typedef struct sc_shred_field {
     char *name;                  /* object key, also the group name */
+    size_t name_len;             /* strlen(name): the lookups by key compare it first */
     struct sc_shred *shred;
 } sc_shred_field;
 

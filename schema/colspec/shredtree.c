@@ -6,6 +6,7 @@
  * Thread: whichever loads a schema or decides a per-file shred tree. */
 #include "colspec_int.h"
 #include "buf.h"
+#include "memeq.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,7 @@ static int parse_shred_object(sc_loader *L, yaml_node_t *n, const char *what, sc
         if (rc != 0)
             break;
         names[i] = s->fields[i].name;
+        s->fields[i].name_len = strlen(s->fields[i].name);
         s->n_fields = i + 1;
         snprintf(sub, sizeof sub, "%s.%.60s", what, s->fields[i].name);
         s->fields[i].shred = calloc(1, sizeof(sc_shred));
@@ -149,8 +151,7 @@ void sc_shred_reset_leaves(sc_shred *s)
 
 static bool field_named(const sc_shred *s, size_t f, const char *name, size_t len)
 {
-    const char *n = s->fields[f].name;
-    return strlen(n) == len && memcmp(n, name, len) == 0;
+    return s->fields[f].name_len == len && pq_memeq(s->fields[f].name, name, len);
 }
 
 int sc_shred_field_index(const sc_shred *s, const char *name, size_t len, size_t guess)

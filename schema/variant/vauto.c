@@ -397,6 +397,7 @@ static int build_object(const va_node *n, sc_shred *sh)
             sh->n_fields = k + 1;
             return PQ_ENOMEM;
         }
+        sh->fields[k].name_len = strlen(sh->fields[k].name);
         sh->n_fields = ++k;
     }
     return PQ_OK;

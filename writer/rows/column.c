@@ -10,13 +10,14 @@ static int offsets_start(pq_column *c)
 {
     uint32_t zero = 0;
     pq_buf_reset(&c->offsets);
-    return c->node->type == PQ_BYTE_ARRAY ? pq_buf_append(&c->offsets, &zero, sizeof zero) : 0;
+    return c->type == PQ_BYTE_ARRAY ? pq_buf_append(&c->offsets, &zero, sizeof zero) : 0;
 }
 
 int pq_column_init(pq_column *c, const pq_node *node)
 {
     memset(c, 0, sizeof *c);
     c->node = node;
+    c->type = node->type;
     c->width = pq_physical_width(node->type, node->type_length);
     c->max_def = node->max_def;
     c->max_rep = node->max_rep;
@@ -106,21 +107,42 @@ static inline void copy_short(uint8_t *dst, const uint8_t *src, size_t n)
     }
 }
 
-static int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v)
+/* Every case of put_fixed; the common one does not get here. n is the
+ * value's width: sizeof the argument or, for FIXED_LEN_BYTE_ARRAY and
+ * INT96, the checked c->width. */
+static __attribute__((noinline))
+int put_fixed_slow(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, size_t n)
 {
-    if (c->node->type != want)
+    if (c->type != want)
         return PQ_ETYPE;
-    if (pq_buf_reserve(&c->values, c->width) != 0)
+    if (pq_buf_reserve(&c->values, n) != 0)
         return PQ_ENOMEM;
     int rc = put_levels(c, rep, c->max_def);
     if (rc != 0)
         return rc;
-    /* memcpy, not copy_short: inlined into pq_column_put_float and _double,
-     * copy_short's branches for other widths read past a 4- or 8-byte
-     * argument as far as GCC's -Warray-bounds can tell (an error in the
-     * -O3 release build), and fixed widths are few and known to memcpy. */
-    memcpy(c->values.data + c->values.len, v, c->width);
-    c->values.len += c->width;
+    memcpy(c->values.data + c->values.len, v, n);
+    c->values.len += n;
+    c->n_values++;
+    return PQ_OK;
+}
+
+/* Inlined into each typed put with n a constant, so the value is one
+ * move: the common put (an unrepeated leaf with room) without a call or
+ * a frame, as pq_column_put_bytes's. */
+static inline __attribute__((always_inline))
+int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, size_t n)
+{
+    if (c->type != want || c->max_rep != 0 || rep != 0 || c->values.cap - c->values.len <= n ||
+        (c->max_def > 0 && c->def.cap - c->def.len <= 2))
+        return put_fixed_slow(c, want, rep, v, n);
+    memcpy(c->values.data + c->values.len, v, n);
+    c->values.len += n;
+    if (c->max_def > 0) {
+        memcpy(c->def.data + c->def.len, &c->max_def, sizeof c->max_def);
+        c->def.len += sizeof c->max_def;
+    }
+    c->n_levels++;
+    c->n_rows++;
     c->n_values++;
     return PQ_OK;
 }
@@ -128,37 +150,39 @@ static int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const vo
 int pq_column_put_bool(pq_column *c, uint16_t rep, bool v)
 {
     uint8_t b = v ? 1 : 0;
-    return put_fixed(c, PQ_BOOLEAN, rep, &b);
+    return put_fixed(c, PQ_BOOLEAN, rep, &b, sizeof b);
 }
 
 int pq_column_put_i32(pq_column *c, uint16_t rep, int32_t v)
 {
-    return put_fixed(c, PQ_INT32, rep, &v);
+    return put_fixed(c, PQ_INT32, rep, &v, sizeof v);
 }
 
 int pq_column_put_i64(pq_column *c, uint16_t rep, int64_t v)
 {
-    return put_fixed(c, PQ_INT64, rep, &v);
+    return put_fixed(c, PQ_INT64, rep, &v, sizeof v);
 }
 
 int pq_column_put_float(pq_column *c, uint16_t rep, float v)
 {
-    return put_fixed(c, PQ_FLOAT, rep, &v);
+    return put_fixed(c, PQ_FLOAT, rep, &v, sizeof v);
 }
 
 int pq_column_put_double(pq_column *c, uint16_t rep, double v)
 {
-    return put_fixed(c, PQ_DOUBLE, rep, &v);
+    return put_fixed(c, PQ_DOUBLE, rep, &v, sizeof v);
 }
 
-int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
+/* Every case of pq_column_put_bytes; the common one does not get here. */
+static __attribute__((noinline))
+int put_bytes_slow(pq_column *c, uint16_t rep, const void *p, size_t len)
 {
-    if (c->node->type == PQ_FIXED_LEN_BYTE_ARRAY || c->node->type == PQ_INT96) {
+    if (c->type == PQ_FIXED_LEN_BYTE_ARRAY || c->type == PQ_INT96) {
         if (len != c->width)
             return PQ_ETYPE;
-        return put_fixed(c, c->node->type, rep, p);
+        return put_fixed_slow(c, c->type, rep, p, c->width);
     }
-    if (c->node->type != PQ_BYTE_ARRAY)
+    if (c->type != PQ_BYTE_ARRAY)
         return PQ_ETYPE;
     /* uint32 offsets bound a chunk's byte-array data; the writer flushes
      * row groups long before this (row_group.max_bytes). */
@@ -178,11 +202,65 @@ int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
     return PQ_OK;
 }
 
-int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
+/* A copy of at most 32 bytes without a call: copy_short, and two 16-byte
+ * moves overlapping inside the n bytes above 16. */
+static inline void copy_upto32(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n > 16) {
+        uint8_t a[16], b[16];
+        memcpy(a, src, 16);
+        memcpy(b, src + n - 16, 16);
+        memcpy(dst, a, 16);
+        memcpy(dst + n - 16, b, 16);
+        return;
+    }
+    copy_short(dst, src, n);
+}
+
+/* The common put first: a byte array of at most 32 bytes into an
+ * unrepeated leaf whose buffers have room, with no call, so no frame
+ * (every string of every record passes here: its prologue, its three
+ * reserves' calls-in-waiting and the checks of rarer cases were about
+ * 80 instructions a put). It does what put_bytes_slow does for it. */
+int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
+{
+    if (c->type != PQ_BYTE_ARRAY || c->max_rep != 0 || rep != 0 || len > 32 ||
+        c->heap.len > UINT32_MAX - 32 || c->heap.cap - c->heap.len <= len ||
+        c->offsets.cap - c->offsets.len <= 4 || (c->max_def > 0 && c->def.cap - c->def.len <= 2))
+        return put_bytes_slow(c, rep, p, len);
+    copy_upto32(c->heap.data + c->heap.len, p, len);
+    c->heap.len += len;
+    const uint32_t end = (uint32_t)c->heap.len;
+    memcpy(c->offsets.data + c->offsets.len, &end, sizeof end);
+    c->offsets.len += sizeof end;
+    if (c->max_def > 0) {
+        memcpy(c->def.data + c->def.len, &c->max_def, sizeof c->max_def);
+        c->def.len += sizeof c->max_def;
+    }
+    c->n_levels++;
+    c->n_rows++;
+    c->n_values++;
+    return PQ_OK;
+}
+
+/* Every case of pq_column_put_null; the common one does not get here. */
+static __attribute__((noinline))
+int put_null_slow(pq_column *c, uint16_t rep, uint16_t def)
 {
     if (def >= c->max_def)
         return PQ_EINVAL; /* a null needs a definition level below the max */
     return put_levels(c, rep, def);
+}
+
+int pq_column_put_null(pq_column *c, uint16_t rep, uint16_t def)
+{
+    if (def >= c->max_def || c->max_rep != 0 || rep != 0 || c->def.cap - c->def.len <= 2)
+        return put_null_slow(c, rep, def);
+    memcpy(c->def.data + c->def.len, &def, sizeof def);
+    c->def.len += sizeof def;
+    c->n_levels++;
+    c->n_rows++;
+    return PQ_OK;
 }
 
 static int reserve_range(pq_column *c, size_t levels, size_t values, size_t heap)
@@ -191,7 +269,7 @@ static int reserve_range(pq_column *c, size_t levels, size_t values, size_t heap
     if ((c->max_def > 0 && pq_buf_reserve(&c->def, lb) != 0) ||
         (c->max_rep > 0 && pq_buf_reserve(&c->rep, lb) != 0))
         return PQ_ENOMEM;
-    if (c->node->type == PQ_BYTE_ARRAY)
+    if (c->type == PQ_BYTE_ARRAY)
         return pq_buf_reserve(&c->heap, heap) != 0 ||
                pq_buf_reserve(&c->offsets, values * sizeof(uint32_t)) != 0 ? PQ_ENOMEM : PQ_OK;
     return pq_buf_reserve(&c->values, values * c->width) != 0 ? PQ_ENOMEM : PQ_OK;
@@ -208,7 +286,7 @@ int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t
                            size_t v1, size_t rows)
 {
     size_t nl = l1 - l0, nv = v1 - v0, h0 = 0, h1 = 0;
-    if (c->node->type == PQ_BYTE_ARRAY) {
+    if (c->type == PQ_BYTE_ARRAY) {
         h0 = pq_column_offsets(src)[v0];
         h1 = pq_column_offsets(src)[v1];
         if (h1 - h0 > UINT32_MAX - c->heap.len)
@@ -223,7 +301,7 @@ int pq_column_append_range(pq_column *c, const pq_column *src, size_t l0, size_t
         memcpy(c->rep.data + c->rep.len, src->rep.data + l0 * sizeof(uint16_t), lb);
     c->def.len += c->max_def > 0 ? lb : 0;
     c->rep.len += c->max_rep > 0 ? lb : 0;
-    if (c->node->type == PQ_BYTE_ARRAY) {
+    if (c->type == PQ_BYTE_ARRAY) {
         uint32_t base = (uint32_t)c->heap.len;
         uint32_t *to = (uint32_t *)(void *)(c->offsets.data + c->offsets.len);
         const uint32_t *from = pq_column_offsets(src);
@@ -267,7 +345,7 @@ void pq_column_truncate_rows(pq_column *c, size_t rows)
         c->def.len = l * sizeof(uint16_t);
     if (c->max_rep > 0)
         c->rep.len = l * sizeof(uint16_t);
-    if (c->node->type == PQ_BYTE_ARRAY) {
+    if (c->type == PQ_BYTE_ARRAY) {
         c->offsets.len = (c->n_values + 1) * sizeof(uint32_t);
         c->heap.len = pq_column_offsets(c)[c->n_values];
     } else {

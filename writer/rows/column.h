@@ -10,17 +10,23 @@
  * with uint32 offsets (n_values + 1 entries). Levels are uint16 arrays,
  * present only when the leaf's max level is > 0. */
 struct pq_column {
-    const pq_node *node;
-    size_t width;
+    /* What a put reads, first: a record's puts touch every leaf's column,
+     * and the pointer chase to node->type plus fields spread over three
+     * cache lines missed on each (perf annotate of put_bytes). type is
+     * node->type; the buffers a byte-array put appends to come next,
+     * then a fixed-width put's values. */
+    pq_physical_type type;
     uint16_t max_def, max_rep;
-    pq_buf values;
-    pq_buf heap;
-    pq_buf offsets;
-    pq_buf def;
-    pq_buf rep;
+    size_t width;
     size_t n_levels;
     size_t n_values;
     size_t n_rows;
+    pq_buf def;
+    pq_buf heap;
+    pq_buf offsets;
+    pq_buf values;
+    pq_buf rep;
+    const pq_node *node;
 };
 
 int pq_column_init(pq_column *c, const pq_node *node);
