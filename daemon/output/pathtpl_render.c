@@ -245,9 +245,10 @@ int64_t pt_dir_period(const pt_template *t)
 int pt_dir_time_key(const pt_template *t, time_t when, char *out, size_t n, pq_err *err)
 {
     struct tm tm;
-    if (next_dir_field(t, 0) >= t->dir_len) {
+    if (!t->dir_time) {
         /* no time in the directories: nothing to render (a partition key
-         * is built per record, and gmtime_r was a third of it) */
+         * is built per record, and gmtime_r was a third of it; looking
+         * for a field past each {{FIELD}}'s braces was a strstr each) */
         if (n > 0)
             out[0] = '\0';
         return 0;

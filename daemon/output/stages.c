@@ -44,7 +44,27 @@ dm_reject pl_reject_reason(sh_reject why)
     return DM_REJECT_SCHEMA;
 }
 
-static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
+/* A line's `_index` (after PL_INDEX_TAG in its source), or NULL. Lines
+ * from one source share its interned copy (batch.c), so the search runs
+ * once a source, not once a line (twice, with partitioning). */
+typedef struct pl_src_index {
+    uint32_t off;
+    bool set;
+    const char *ix;
+} pl_src_index;
+
+static const char *line_index(const pl_batch *b, const pl_line *l, pl_src_index *c)
+{
+    if (!c->set || c->off != l->source_off) {
+        const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
+        c->ix = ix != NULL ? ix + strlen(PL_INDEX_TAG) : NULL;
+        c->off = l->source_off;
+        c->set = true;
+    }
+    return c->ix;
+}
+
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, pl_src_index *sx)
 {
     const pl_line *l = pl_batch_line(b, i);
     char reason[128];
@@ -54,9 +74,9 @@ static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
         return add_reject(b, i, DM_REJECT_TOO_LONG, reason);
     }
     pq_err e = {0};
-    const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
+    const char *ix = line_index(b, l, sx);
     if (ix != NULL)
-        sh_set_index(wk->sh, ix + strlen(PL_INDEX_TAG), strlen(ix + strlen(PL_INDEX_TAG)));
+        sh_set_index(wk->sh, ix, strlen(ix));
     int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
@@ -89,14 +109,13 @@ static uint64_t key_hash(const char *k)
  * the batch's distinct keys. A key that cannot be built (too long) rejects
  * the line: *group is UINT32_MAX. */
 static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t hcap,
-                    uint32_t *group)
+                    pl_src_index *sx, uint32_t *group)
 {
     const pl_line *l = pl_batch_line(b, i);
     char key[PK_KEY_MAX];
     pt_value v[PT_FIELDS_MAX];
     pq_err e = {0};
-    const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
-    const char *iv = ix ? ix + strlen(PL_INDEX_TAG) : NULL;
+    const char *iv = line_index(b, l, sx);
     pk_time et = {0};
     int rc = l->oversized ? 0 : pk_values(wk->pk, (const char *)b->text.data + l->off, l->len,
                                           iv, iv ? strlen(iv) : 0, v, &et, &e);
@@ -156,8 +175,9 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return PQ_ENOMEM;
     memset(wk->ktab.data, 0, hcap * sizeof(uint32_t));
     uint32_t *grp = (uint32_t *)(void *)b->key_off.data;   /* groups first, offsets after */
+    pl_src_index sx = {0};
     for (size_t i = 0; i < b->n_lines; i++) {
-        int rc = line_key(p, wk, b, i, hcap, &grp[i]);
+        int rc = line_key(p, wk, b, i, hcap, &sx, &grp[i]);
         if (rc != 0)
             return rc;
     }
@@ -200,10 +220,11 @@ static int shred_lines(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return PQ_ENOMEM;
     uint32_t *end = (uint32_t *)(void *)b->grp_end.data;
     const size_t n = order ? (ng ? g[ng - 1].start : 0) : b->n_lines;
+    pl_src_index sx = {0};
     for (size_t k = 0, grp = 0; k < n; k++) {
         for (; order != NULL && k >= g[grp].start; grp++)   /* start: one past its last */
             end[grp] = (uint32_t)pq_rowgroup_rows(b->rows);
-        int rc = shred_line(p, wk, b, order ? order[k] : k);
+        int rc = shred_line(p, wk, b, order ? order[k] : k, &sx);
         if (rc != 0)
             return rc;
     }

@@ -28,11 +28,15 @@ bool pq_colfinish_order_has_legacy(pq_sort_order order)
            order == PQ_ORDER_FLOAT || order == PQ_ORDER_DOUBLE;
 }
 
+/* PLAIN, unless the schema named an encoding: PLAIN writes nothing for
+ * no values, where the delta encodings write their headers (10 bytes for
+ * DELTA_BYTE_ARRAY, 4 for boolean RLE's length). Partitioned files with
+ * automatic shredding have ~25 all-null `value` chunks each. */
 pq_encoding pq_colfinish_null_encoding(const pq_colwriter *cw)
 {
     pq_encoding e = cw->o.encoding;
     if (e == PQ_ENC_AUTO || e == PQ_ENC_RLE_DICTIONARY || e == PQ_ENC_PLAIN_DICTIONARY)
-        return pq_values_default_encoding(cw->node->type, cw->o.page_version);
+        return PQ_ENC_PLAIN;
     return e;
 }
 

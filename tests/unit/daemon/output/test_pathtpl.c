@@ -315,15 +315,18 @@ static void test_pathtpl_field_errors_have_offsets(void **state)
 static void test_pathtpl_directories_time_period_and_key(void **state)
 {
     (void)state;
-    static const struct { const char *tmpl; int64_t period; } cases[] = {
-        {"dt=%Y-%m-%d/hour=%H/{host}-{seq}.parquet", 3600},
-        {"dt=%Y-%m-%d/%H%M%S-{host}-{pid}-{seq}.parquet", 86400},
-        {"%Y/%m/{seq}", 86400},
-        {"{seq}-%S.parquet", 0},
-        {"s={{svc}}/%%/{seq}", 0},
-        {"m=%M/{{/a/b}}/{seq}", 60},
-        {"t=%s/%H/{seq}", 1},
-        {"{{/a%S/b}}/{seq}", 0},          /* inside a field: not a time field */
+    /* key: pt_dir_time_key at T, which renders nothing without a '%' in
+     * the directories (t.dir_time, decided once by pt_parse) */
+    static const struct { const char *tmpl; int64_t period; const char *key; } cases[] = {
+        {"dt=%Y-%m-%d/hour=%H/{host}-{seq}.parquet", 3600, "2024/02/29/23/"},
+        {"dt=%Y-%m-%d/%H%M%S-{host}-{pid}-{seq}.parquet", 86400, "2024/02/29/"},
+        {"%Y/%m/{seq}", 86400, "2024/02/"},
+        {"{seq}-%S.parquet", 0, ""},
+        {"s={{svc}}/%%/{seq}", 0, "%/"},
+        {"m=%M/{{/a/b}}/{seq}", 60, "59/"},
+        {"t=%s/%H/{seq}", 1, "1709251198/23/"},
+        {"{{/a%S/b}}/{seq}", 0, ""},      /* inside a field: not a time field */
+        {"s={{svc}}/d={{day}}/{seq}", 0, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pt_template t;
@@ -333,6 +336,11 @@ static void test_pathtpl_directories_time_period_and_key(void **state)
         if (pt_dir_period(&t) != cases[i].period)
             fail_msg("'%s': period %lld, expected %lld", cases[i].tmpl,
                      (long long)pt_dir_period(&t), (long long)cases[i].period);
+        char key[64];
+        assert_int_equal(pt_dir_time_key(&t, T, key, sizeof key, &err), 0);
+        if (strcmp(key, cases[i].key) != 0 || t.dir_time != (cases[i].key[0] != '\0'))
+            fail_msg("'%s': key '%s' (dir_time %d), expected '%s'", cases[i].tmpl, key,
+                     t.dir_time, cases[i].key);
         pt_free(&t);
     }
     pt_template t;

@@ -8,7 +8,10 @@
  * enc_dictionary_fallback_mid_row_group_v1/v2). And small_chunk_bytes: a
  * chunk of one small page (and a small dictionary page, each measured
  * apart) is written UNCOMPRESSED, any other keeps the codec, and every
- * value reads back. */
+ * value reads back. A chunk's only data page carries no Statistics in its
+ * header (the chunk's hold the same), a chunk of several pages keeps them
+ * on every page, and a chunk without values writes PLAIN (no bytes for no
+ * values) under both page versions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +95,7 @@ static void check_pages(const pq_buf *file)
             dict_pages++;
             continue;
         }
+        assert_non_null(it.page.stats);   /* one of several pages: its own */
         if (it.page.encoding == PQ_ENC_RLE_DICTIONARY) {
             assert_int_equal(fallback, 0); /* no dictionary page after a fallback */
             dict_data++;
@@ -274,10 +278,126 @@ static void test_small_chunk_uncompressed(void **state)
     }
 }
 
+/* A file of one optional column, `rows` rows of small_value SHORT (null
+ * every row when nulls), pages of PAGE_ROWS rows. */
+static void write_column(pq_buf *out, size_t rows, bool nulls, int page_version)
+{
+    pq_err err = {0};
+    pq_column_opts co;
+    pq_column_opts_default(&co);
+    pq_schema *s = pq_schema_new(NULL);
+    pq_node_spec leaf = {.name = "s", .repetition = PQ_OPTIONAL, .type = PQ_BYTE_ARRAY,
+                         .logical = {.kind = PQ_LT_STRING}, .field_id = -1, .opts = &co};
+    assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) >= 0);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.page_version = page_version;
+    o.page_max_rows = PAGE_ROWS;
+    pq_writer *w = NULL;
+    if (pq_writer_open(&w, s, &o, pqt_mem_sink(out), &err) != 0)
+        fail_msg("open: %s", err.msg);
+    char buf[64];
+    for (size_t r = 0; r < rows; r++) {
+        pq_column *c = pq_writer_column(w, 0);
+        int n = small_value(r, SHORT, buf, sizeof buf);
+        assert_int_equal(nulls ? pq_column_put_null(c, 0, 0)
+                               : pq_column_put_bytes(c, 0, buf, (size_t)n), 0);
+        assert_int_equal(pq_writer_end_row(w, &err), 0);
+    }
+    if (pq_writer_close(w, &err) != 0)
+        fail_msg("close: %s", err.msg);
+    pq_writer_destroy(w);
+    pq_schema_destroy(s);
+}
+
+/* The chunk's data pages: how many, how many with Statistics in their
+ * header, the last one's encoding and value bytes (after its levels); the
+ * chunk's own Statistics must be there and count the nulls. */
+typedef struct page_census {
+    size_t pages, with_stats;
+    int32_t encoding;
+    size_t value_bytes;
+} page_census;
+
+static page_census census(const pq_buf *file, int64_t want_nulls)
+{
+    pq_err err = {0};
+    pqf_file f;
+    pqf_chunk ch;
+    pqf_pages it;
+    if (pqf_open_mem(&f, file->data, file->len, "census", &err) != 0 ||
+        pqf_chunk_get(&f, 0, 0, &ch, &err) != 0 || pqf_pages_init(&it, &f, &ch, &err) != 0)
+        fail_msg("open: %s", err.msg);
+    const tr_node *st = tr_field_struct(ch.md, 12);
+    assert_non_null(st);
+    assert_int_equal(tr_field_int(st, 3, -1), want_nulls);
+    page_census pc = {0};
+    int more;
+    while ((more = pqf_pages_next(&it, &err)) == 1) {
+        if (!pqf_page_is_data(&it.page))
+            continue;
+        pc.pages++;
+        pc.with_stats += it.page.stats != NULL;
+        pc.encoding = it.page.encoding;
+        size_t levels = it.page.def_len >= 0 ? (size_t)it.page.def_len : 0;
+        pc.value_bytes = (size_t)it.page.uncompressed_size - levels;
+    }
+    assert_int_equal(more, 0);
+    pqf_pages_free(&it);
+    pqf_close(&f);
+    return pc;
+}
+
+static void test_page_header_statistics(void **state)
+{
+    (void)state;
+    for (int v = 1; v <= 2; v++) {
+        pq_buf out;
+        pq_buf_init(&out);
+        write_column(&out, PAGE_ROWS - 50, false, v);    /* one page */
+        page_census pc = census(&out, 0);
+        assert_int_equal(pc.pages, 1);
+        assert_int_equal(pc.with_stats, 0);
+        pq_buf_reset(&out);
+        write_column(&out, 4 * PAGE_ROWS, false, v);     /* four pages */
+        pc = census(&out, 0);
+        assert_int_equal(pc.pages, 4);
+        assert_int_equal(pc.with_stats, 4);
+        pq_buf_free(&out);
+    }
+}
+
+static void test_all_null_chunk_plain(void **state)
+{
+    (void)state;
+    for (int v = 1; v <= 2; v++) {
+        pq_buf out;
+        pq_buf_init(&out);
+        write_column(&out, 100, true, v);
+        page_census pc = census(&out, 100);
+        assert_int_equal(pc.pages, 1);
+        assert_int_equal(pc.encoding, PQ_ENC_PLAIN);
+        if (v == 2)
+            assert_int_equal(pc.value_bytes, 0);  /* DELTA_BYTE_ARRAY wrote 10 */
+        pqc_opts ro = {0};
+        pqc_file c;
+        pq_err err = {0};
+        if (pqc_open_mem(&c, out.data, out.len, "nulls", &ro, &err) != 0)
+            fail_msg("read: %s", err.msg);
+        assert_int_equal(c.cols[0].n_levels, 100);
+        for (size_t r = 0; r < 100; r++)
+            assert_int_equal(c.cols[0].def[r], 0);
+        pqc_close(&c);
+        pq_buf_free(&out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_chunk_uncompressed),
+        cmocka_unit_test(test_page_header_statistics),
+        cmocka_unit_test(test_all_null_chunk_plain),
         cmocka_unit_test(test_dictionary_falls_back_mid_row_group),
         cmocka_unit_test(test_dictionary_fallback_mid_row_group_encrypted),
     };
