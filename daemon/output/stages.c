@@ -44,19 +44,45 @@ dm_reject pl_reject_reason(sh_reject why)
     return DM_REJECT_SCHEMA;
 }
 
-static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i)
+/* A line's bulk `_index` (PL_INDEX_TAG in its source), looked up once per
+ * run of lines from one source (they share its copy, batch.c) instead of
+ * a strstr per line, twice when routed. Valid for one batch. */
+typedef struct pl_index_memo {
+    uint32_t source_off;
+    bool set;
+    const char *v;               /* NULL: the source has none */
+    size_t len;
+} pl_index_memo;
+
+static const char *line_index(const pl_batch *b, const pl_line *l, pl_index_memo *m,
+                              size_t *len)
+{
+    if (!m->set || m->source_off != l->source_off) {
+        const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
+        m->set = true;
+        m->source_off = l->source_off;
+        m->v = ix ? ix + strlen(PL_INDEX_TAG) : NULL;
+        m->len = ix ? strlen(m->v) : 0;
+    }
+    *len = m->len;
+    return m->v;
+}
+
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, pl_index_memo *im)
 {
     const pl_line *l = pl_batch_line(b, i);
-    char reason[128];
     if (l->oversized) {
+        char reason[128];
         snprintf(reason, sizeof reason, "line of %" PRIu64 " bytes exceeds "
                  "limits.max_line_bytes (%zu)", l->total, p->cfg.max_line_bytes);
         return add_reject(b, i, DM_REJECT_TOO_LONG, reason);
     }
-    pq_err e = {0};
-    const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
+    pq_err e;
+    pq_err_clear(&e);            /* not = {0}: 516 bytes per line */
+    size_t ixlen;
+    const char *ix = line_index(b, l, im, &ixlen);
     if (ix != NULL)
-        sh_set_index(wk->sh, ix + strlen(PL_INDEX_TAG), strlen(ix + strlen(PL_INDEX_TAG)));
+        sh_set_index(wk->sh, ix, ixlen);
     int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
@@ -89,17 +115,18 @@ static uint64_t key_hash(const char *k)
  * the batch's distinct keys. A key that cannot be built (too long) rejects
  * the line: *group is UINT32_MAX. */
 static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t hcap,
-                    uint32_t *group)
+                    pl_index_memo *im, uint32_t *group)
 {
     const pl_line *l = pl_batch_line(b, i);
     char key[PK_KEY_MAX];
     pt_value v[PT_FIELDS_MAX];
-    pq_err e = {0};
-    const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
-    const char *iv = ix ? ix + strlen(PL_INDEX_TAG) : NULL;
+    pq_err e;
+    pq_err_clear(&e);            /* not = {0}: 516 bytes per line */
+    size_t ivlen = 0;
+    const char *iv = l->oversized ? NULL : line_index(b, l, im, &ivlen);
     pk_time et = {0};
     int rc = l->oversized ? 0 : pk_values(wk->pk, (const char *)b->text.data + l->off, l->len,
-                                          iv, iv ? strlen(iv) : 0, v, &et, &e);
+                                          iv, ivlen, v, &et, &e);
     if (rc != 0)
         return rc;
     /* The event time, or the ingestion time the spool stores with the
@@ -156,8 +183,9 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return PQ_ENOMEM;
     memset(wk->ktab.data, 0, hcap * sizeof(uint32_t));
     uint32_t *grp = (uint32_t *)(void *)b->key_off.data;   /* groups first, offsets after */
+    pl_index_memo im = {0};
     for (size_t i = 0; i < b->n_lines; i++) {
-        int rc = line_key(p, wk, b, i, hcap, &grp[i]);
+        int rc = line_key(p, wk, b, i, hcap, &im, &grp[i]);
         if (rc != 0)
             return rc;
     }
@@ -200,10 +228,11 @@ static int shred_lines(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return PQ_ENOMEM;
     uint32_t *end = (uint32_t *)(void *)b->grp_end.data;
     const size_t n = order ? (ng ? g[ng - 1].start : 0) : b->n_lines;
+    pl_index_memo im = {0};
     for (size_t k = 0, grp = 0; k < n; k++) {
         for (; order != NULL && k >= g[grp].start; grp++)   /* start: one past its last */
             end[grp] = (uint32_t)pq_rowgroup_rows(b->rows);
-        int rc = shred_line(p, wk, b, order ? order[k] : k);
+        int rc = shred_line(p, wk, b, order ? order[k] : k, &im);
         if (rc != 0)
             return rc;
     }
