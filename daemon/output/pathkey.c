@@ -46,6 +46,7 @@ struct pk_extractor {
     uint32_t capture;            /* fields taking the container being read */
     bool top_only;               /* every wanted field is one top-level key and
                                     there is no time_from (leading_members) */
+    bool sax_only;               /* pk_set_fast(false) */
     size_t key_len[PT_FIELDS_MAX + 1];   /* fld[f]->keys[0]'s, when top_only */
     size_t capture_depth, capture_start;
     pk_slot slot[PT_FIELDS_MAX];
@@ -78,6 +79,11 @@ int pk_new(pk_extractor **out, const pt_template *t, const et_source *ts, pq_err
     pq_buf_init(&x->own);
     *out = x;
     return 0;
+}
+
+void pk_set_fast(pk_extractor *x, bool on)
+{
+    x->sax_only = !on;
 }
 
 void pk_free(pk_extractor *x)
@@ -283,7 +289,7 @@ static uint32_t top_fields(const pk_extractor *x, const uint8_t *k, size_t len)
 static bool leading_members(pk_extractor *x, const char *line, size_t len)
 {
     const uint8_t *c = (const uint8_t *)line, *const end = c + len;
-    if (!x->top_only || x->wanted == 0 || len == 0 || *c++ != '{')
+    if (!x->top_only || x->sax_only || x->wanted == 0 || len == 0 || *c++ != '{')
         return false;
     for (int n = 0; n < PK_LEAD_MAX; n++) {
         if (c == end || *c != '"')

@@ -53,6 +53,10 @@ typedef struct pk_time {
 int pk_new(pk_extractor **out, const pt_template *t, const struct et_source *ts, pq_err *err);
 void pk_free(pk_extractor *x);
 
+/* false: every line through the SAX pass, never the leading members'
+ * scan (pathkey.c), so that fuzz_pathkey compares the two. */
+void pk_set_fast(pk_extractor *x, bool on);
+
 /* The template's field values in one line (values[t->n_fields]) and its
  * event time (*time; time may be NULL); index (NULL: none) is the bulk
  * action's `_index`. The values point into the line, index or the
