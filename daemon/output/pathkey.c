@@ -44,8 +44,8 @@ struct pk_extractor {
     uint32_t found;              /* fields whose first value was seen */
     uint32_t wanted;             /* the fields the line gives (not _index) */
     uint32_t capture;            /* fields taking the container being read */
-    bool top_only;               /* every wanted field is one top-level key and
-                                    there is no time_from (leading_members) */
+    bool top_only;               /* every wanted field, time_from's too, is one
+                                    top-level key (leading_members) */
     bool sax_only;               /* pk_set_fast(false) */
     size_t key_len[PT_FIELDS_MAX + 1];   /* fld[f]->keys[0]'s, when top_only */
     size_t capture_depth, capture_start;
@@ -67,7 +67,7 @@ int pk_new(pk_extractor **out, const pt_template *t, const et_source *ts, pq_err
         x->tbit = 1u << x->n_fld;
         x->fld[x->n_fld++] = &ts->field;
     }
-    x->top_only = x->tbit == 0;
+    x->top_only = true;
     for (size_t f = 0; f < x->n_fld; f++) {
         if (x->fld[f]->index)
             continue;
@@ -277,9 +277,10 @@ static uint32_t top_fields(const pk_extractor *x, const uint8_t *k, size_t len)
 /* Members read before the SAX pass gives up on a line (leading_members). */
 #define PK_LEAD_MAX 16
 
-/* The SAX pass's result without it, for a line whose wanted fields come
- * first: `{"k":"v","k2":"v2",...` written compactly, every key and value
- * up to the last wanted one a string of plain bytes (json_plain_byte: no
+/* The SAX pass's result without it, for a line whose wanted fields
+ * (time_from's too) come first: `{"k":"v","k2":"v2",...` written
+ * compactly, every key and value up to the last wanted one a string of
+ * plain bytes (json_plain_byte: no
  * escape, no control or non-ASCII byte), which the parser would hand over
  * as the same bytes. Every field found then: true (the SAX pass would
  * have stopped at the same member, PK_DONE). Anything else, valid JSON
@@ -300,8 +301,13 @@ static bool leading_members(pk_extractor *x, const char *line, size_t len)
         const uint8_t *v = ke + 3, *ve = json_skip_plain(v, end);
         if (ve == end || *ve != '"')
             return false;
-        take(x, top_fields(x, k, (size_t)(ke - k)) & ~x->found, (const char *)v,
-             (size_t)(ve - v), false, 0);
+        uint32_t m = top_fields(x, k, (size_t)(ke - k)) & ~x->found;
+        if (m & x->tbit) {       /* as on_string */
+            int64_t sec = 0;
+            int rc = et_from_string(x->ts, (const char *)v, (size_t)(ve - v), &sec);
+            m = take_time(x, m, rc, sec);
+        }
+        take(x, m, (const char *)v, (size_t)(ve - v), false, 0);
         if (done(x)) {
             x->time.object = true;
             return true;

@@ -1,7 +1,7 @@
 /* fuzz_pathkey.c - libFuzzer target for a record's partition key
  * (daemon/output/pathkey.c): the leading members' scan must give what the
- * SAX pass gives. The input's first byte picks a template, the rest is
- * the line; one extractor reads it with the scan allowed, one with the
+ * SAX pass gives. The input's first byte picks a template (one with
+ * output.time_from), the rest is the line; one extractor reads it with the scan allowed, one with the
  * SAX pass only (pk_set_fast(false)), and their values and keys must be
  * the same. */
 #include <stdbool.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evtime.h"
 #include "pathkey.h"
 
 static const char *const templates[] = {
@@ -18,7 +19,9 @@ static const char *const templates[] = {
     "{{_index}}/{{svc}}/dt=%Y/{seq}.parquet",
     "{{a}}/{{k.pod}}/{seq}.parquet",
     "{{/a.b}}/{{\"}}/{seq}.parquet",
+    "t={{tenant}}/dt=%Y-%m-%d/%H/{seq}.parquet",   /* with time_from "ts" (TIMED) */
 };
+#define TIMED 5
 #define N_TEMPLATES (sizeof templates / sizeof templates[0])
 
 /* The same bytes. An empty value may be NULL from the SAX pass (its copy
@@ -35,13 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static pt_template t[N_TEMPLATES];
     static pk_extractor *fast[N_TEMPLATES], *sax[N_TEMPLATES];
+    static et_source ts;         /* a string timestamp or epoch milliseconds */
     static bool ready;
     pq_err err = {0};
     if (!ready) {
+        size_t off = 0;
+        if (pt_field_parse("ts", &ts.field, &off, &err) != 0)
+            __builtin_trap();
+        ts.unit = PQ_UNIT_MILLIS;
+        ts.set = true;
         for (size_t i = 0; i < N_TEMPLATES; i++) {
-            size_t off = 0;
+            const et_source *src = i == TIMED ? &ts : NULL;
             if (pt_parse(templates[i], &t[i], &off, &err) != 0 ||
-                pk_new(&fast[i], &t[i], NULL, &err) != 0 || pk_new(&sax[i], &t[i], NULL, &err) != 0)
+                pk_new(&fast[i], &t[i], src, &err) != 0 || pk_new(&sax[i], &t[i], src, &err) != 0)
                 __builtin_trap();
             pk_set_fast(sax[i], false);
         }
@@ -56,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pk_time ta, tb;
     int ra = pk_values(fast[k], line, len, "ix", 2, a, &ta, &err);
     int rb = pk_values(sax[k], line, len, "ix", 2, b, &tb, &err);
-    if (ra != rb || ta.found != tb.found || ta.object != tb.object)
+    if (ra != rb || ta.found != tb.found || ta.sec != tb.sec || ta.object != tb.object)
         __builtin_trap();
     for (size_t f = 0; ra == 0 && f < t[k].n_fields; f++)
         same_value(&a[f], &b[f]);
