@@ -47,6 +47,14 @@ struct pk_extractor {
     bool top_only;               /* every wanted field, time_from's too, is one
                                     top-level key (leading_members) */
     bool sax_only;               /* pk_set_fast(false) */
+    /* pk_key_memo: the directories' time of the last bucket of `period`
+     * seconds (pt_dir_period; every field of the directories renders the
+     * same within one) */
+    int64_t period;
+    bool tkey_set;
+    int64_t tkey_bucket;
+    size_t tkey_len;
+    char tkey[PK_KEY_MAX];
     size_t key_len[PT_FIELDS_MAX + 1];   /* fld[f]->keys[0]'s, when top_only */
     size_t capture_depth, capture_start;
     pk_slot slot[PT_FIELDS_MAX];
@@ -68,6 +76,7 @@ int pk_new(pk_extractor **out, const pt_template *t, const et_source *ts, pq_err
         x->fld[x->n_fld++] = &ts->field;
     }
     x->top_only = true;
+    x->period = t->dir_time ? pt_dir_period(t) : 0;
     for (size_t f = 0; f < x->n_fld; f++) {
         if (x->fld[f]->index)
             continue;
@@ -353,19 +362,54 @@ int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
     return 0;
 }
 
-int pk_key(const pt_template *t, const pt_value *values, time_t when, char *out, size_t cap,
-           pq_err *err)
+/* The key's escaped values, each followed by '/', into out; *n their length. */
+static int key_values(const pt_template *t, const pt_value *values, char *out, size_t cap,
+                      size_t *n, pq_err *err)
 {
-    size_t n = 0;
+    *n = 0;
     if (cap == 0)
         return pq_err_set(err, PQ_ELIMIT, "partition key: no room");
     for (size_t f = 0; f < t->n_fields; f++) {
-        size_t w = pt_hive_escape(values[f].p, values[f].len, out + n, cap - n);
-        if (w + 1 >= cap - n)
+        size_t w = pt_hive_escape(values[f].p, values[f].len, out + *n, cap - *n);
+        if (w + 1 >= cap - *n)
             return pq_err_set(err, PQ_ELIMIT, "partition key: longer than %zu bytes", cap - 1);
-        n += w;
-        out[n++] = '/';
-        out[n] = '\0';
+        *n += w;
+        out[(*n)++] = '/';
+        out[*n] = '\0';
     }
-    return pt_dir_time_key(t, when, out + n, cap - n, err);
+    return 0;
+}
+
+int pk_key(const pt_template *t, const pt_value *values, time_t when, char *out, size_t cap,
+           pq_err *err)
+{
+    size_t n;
+    int rc = key_values(t, values, out, cap, &n, err);
+    return rc ? rc : pt_dir_time_key(t, when, out + n, cap - n, err);
+}
+
+int pk_key_memo(pk_extractor *x, const pt_value *values, time_t when, char *out, size_t cap,
+                pq_err *err)
+{
+    const pt_template *t = x->t;
+    const int64_t p = x->period, w = (int64_t)when;
+    if (p <= 0)                  /* no time field, or constant ones only */
+        return pk_key(t, values, when, out, cap, err);
+    const int64_t bucket = w / p - (w % p < 0);   /* floor */
+    if (!x->tkey_set || bucket != x->tkey_bucket) {
+        x->tkey_set = false;
+        if (pt_dir_time_key(t, when, x->tkey, sizeof x->tkey, NULL) != 0)
+            return pk_key(t, values, when, out, cap, err);   /* its error, as it words it */
+        x->tkey_set = true;
+        x->tkey_bucket = bucket;
+        x->tkey_len = strlen(x->tkey);
+    }
+    size_t n;
+    int rc = key_values(t, values, out, cap, &n, err);
+    if (rc != 0)
+        return rc;
+    if (x->tkey_len + 1 > cap - n)   /* where pt_dir_time_key would refuse it */
+        return pk_key(t, values, when, out, cap, err);
+    memcpy(out + n, x->tkey, x->tkey_len + 1);
+    return 0;
 }

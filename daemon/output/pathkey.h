@@ -71,4 +71,12 @@ int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
 int pk_key(const pt_template *t, const pt_value *values, time_t when, char *out, size_t cap,
            pq_err *err);
 
+/* pk_key with x's template, rendering the directories' time only when
+ * `when` leaves the period (pt_dir_period) of the last one: a stream's
+ * records mostly share their hour or day, and gmtime_r and a strftime per
+ * field were most of a time-partitioned key. The same result and errors
+ * as pk_key. */
+int pk_key_memo(pk_extractor *x, const pt_value *values, time_t when, char *out, size_t cap,
+                pq_err *err);
+
 #endif

@@ -137,7 +137,7 @@ static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t
     ((int64_t *)(void *)b->key_time.data)[i] = when;
     if (l->oversized) {
         key[0] = '\0';          /* rejected by shred_line */
-    } else if (pk_key(&p->tpl, v, (time_t)when, key, sizeof key, &e) != 0) {
+    } else if (pk_key_memo(wk->pk, v, (time_t)when, key, sizeof key, &e) != 0) {
         *group = UINT32_MAX;
         return add_reject(b, i, DM_REJECT_SCHEMA, e.msg);
     }

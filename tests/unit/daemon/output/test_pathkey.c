@@ -189,6 +189,40 @@ static void test_leading_members_are_read_in_place(void **state)
     teardown(&f);
 }
 
+/* pk_key_memo keeps the directories' time of the last period: the same
+ * keys as pk_key across hours, days, years, negative times and back. */
+static void test_key_memo_is_pk_key(void **state)
+{
+    (void)state;
+    static const char *const tmpl[] = {
+        "{{svc}}/dt=%Y-%m-%d/h=%H/{seq}", "%j/%a/%M/{{svc}}/{seq}", "%s/{seq}",
+        "z%Z/{{svc}}/{seq}", "{{svc}}/{seq}-%H",
+    };
+    static const int64_t when[] = {
+        1709251198, 1709251199, 1709251200, 1709251200 + 3599, 1709251200 + 3600, 1709251198,
+        0, -1, -3600, -3601, -86400, -86401, 1709251140, 1709251260, 4102444799, 4102444800,
+        253402300799, 1709251198,
+    };
+    char a[PK_KEY_MAX], b[PK_KEY_MAX];
+    for (size_t i = 0; i < sizeof tmpl / sizeof tmpl[0]; i++) {
+        fx f;
+        setup(&f, tmpl[i]);
+        key_of(&f, "{\"svc\":\"api\"}", NULL, 0);
+        for (size_t k = 0; k < sizeof when / sizeof when[0]; k++) {
+            pq_err e = {0};
+            assert_int_equal(pk_key_memo(f.x, f.v, (time_t)when[k], a, sizeof a, &e), 0);
+            assert_int_equal(pk_key(&f.t, f.v, (time_t)when[k], b, sizeof b, &e), 0);
+            assert_string_equal(a, b);
+        }
+        /* no room for the time: pk_key's error */
+        pq_err e1 = {0}, e2 = {0};
+        assert_int_equal(pk_key_memo(f.x, f.v, 1709251198, a, 5, &e1),
+                         pk_key(&f.t, f.v, 1709251198, b, 5, &e2));
+        assert_string_equal(e1.msg, e2.msg);
+        teardown(&f);
+    }
+}
+
 static void test_key_too_long(void **state)
 {
     (void)state;
@@ -214,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_parse_stops_once_every_field_is_found),
         cmocka_unit_test(test_key_too_long),
         cmocka_unit_test(test_leading_members_are_read_in_place),
+        cmocka_unit_test(test_key_memo_is_pk_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
