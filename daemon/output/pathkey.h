@@ -53,6 +53,10 @@ typedef struct pk_time {
 int pk_new(pk_extractor **out, const pt_template *t, const struct et_source *ts, pq_err *err);
 void pk_free(pk_extractor *x);
 
+/* false: every line through the SAX pass, never the leading members'
+ * scan (pathkey.c), so that fuzz_pathkey compares the two. */
+void pk_set_fast(pk_extractor *x, bool on);
+
 /* The template's field values in one line (values[t->n_fields]) and its
  * event time (*time; time may be NULL); index (NULL: none) is the bulk
  * action's `_index`. The values point into the line, index or the
@@ -66,5 +70,13 @@ int pk_values(pk_extractor *x, const char *line, size_t len, const char *index,
  * of range). */
 int pk_key(const pt_template *t, const pt_value *values, time_t when, char *out, size_t cap,
            pq_err *err);
+
+/* pk_key with x's template, rendering the directories' time only when
+ * `when` leaves the period (pt_dir_period) of the last one: a stream's
+ * records mostly share their hour or day, and gmtime_r and a strftime per
+ * field were most of a time-partitioned key. The same result and errors
+ * as pk_key. */
+int pk_key_memo(pk_extractor *x, const pt_value *values, time_t when, char *out, size_t cap,
+                pq_err *err);
 
 #endif

@@ -196,7 +196,7 @@ static int check_plain(const char *tmpl, size_t i, size_t *off, pq_err *err)
 static int parse_body(pt_template *t, const char *tmpl, size_t *off, pq_err *err)
 {
     bool seq = false;
-    size_t first_pct = SIZE_MAX;
+    size_t first_pct = SIZE_MAX; /* outside the braces, which parse_brace takes whole */
     for (size_t i = 0; tmpl[i]; i++) {
         int rc = PQ_OK;
         size_t len = 1;
@@ -205,7 +205,8 @@ static int parse_body(pt_template *t, const char *tmpl, size_t *off, pq_err *err
                 return bad(off, i, err, PQ_EINVAL, "unsupported % field (use %Y %m %d %H %M %S "
                            "%j %F %s ... or %% for '%')");
             t->has_time |= tmpl[i + 1] != '%';
-            first_pct = first_pct < i ? first_pct : i;
+            if (first_pct == SIZE_MAX)
+                first_pct = i;
             len = 2;
         } else if (tmpl[i] == '{') {
             rc = parse_brace(t, tmpl, i, &len, &seq, off, err);

@@ -64,7 +64,9 @@ typedef struct pt_template {
     bool has_pid, has_uuid;      /* differ between runs (S3 refuses them) */
     size_t pid_off, uuid_off;    /* their first offsets */
     size_t dir_len;              /* the directories: text up to its last '/' */
-    bool dir_time;               /* a '%' field in the directories */
+    bool dir_time;               /* a '%' field in the directories (pt_dir_time_key
+                                    renders something): decided once by pt_parse,
+                                    not looked for in the text per record */
 } pt_template;
 
 /* A {{FIELD}}'s value for one record: p == NULL when the record lacks it

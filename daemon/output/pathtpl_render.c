@@ -47,7 +47,13 @@ int pt_check_relative(const char *path, pq_err *err)
  * and the characters that mean something in a path, a URI or a glob. */
 static bool hive_escapes(unsigned char c)
 {
-    return c < 0x20 || c == 0x7F || (c < 0x80 && strchr("\"#%'*/:=?\\{[]^", c) != NULL);
+    switch (c) {   /* not strchr: every byte of every record's key comes here */
+    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=':
+    case '?': case '\\': case '{': case '[': case ']': case '^':
+        return true;
+    default:
+        return c < 0x20 || c == 0x7F;
+    }
 }
 
 size_t pt_hive_escape(const char *v, size_t len, char *out, size_t cap)
@@ -63,10 +69,13 @@ size_t pt_hive_escape(const char *v, size_t len, char *out, size_t cap)
     bool dots = (len == 1 && v[0] == '.') || (len == 2 && v[0] == '.' && v[1] == '.');
     for (size_t i = 0; i < len; i++) {
         const unsigned char c = (unsigned char)v[i];
-        size_t w = 1;
-        tmp[0] = (char)c;
-        if (dots || hive_escapes(c))
-            w = (size_t)snprintf(tmp, sizeof tmp, "%%%02X", c);
+        if (!dots && !hive_escapes(c)) {
+            if (n + 1 < cap)
+                out[n] = (char)c;
+            n++;
+            continue;
+        }
+        const size_t w = (size_t)snprintf(tmp, sizeof tmp, "%%%02X", c);
         for (size_t k = 0; k < w; k++, n++)
             if (n + 1 < cap)
                 out[n] = tmp[k];

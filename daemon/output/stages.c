@@ -44,39 +44,45 @@ dm_reject pl_reject_reason(sh_reject why)
     return DM_REJECT_SCHEMA;
 }
 
-/* A line's `_index` (after PL_INDEX_TAG in its source), or NULL. Lines
- * from one source share its interned copy (batch.c), so the search runs
- * once a source, not once a line (twice, with partitioning). */
-typedef struct pl_src_index {
-    uint32_t off;
+/* A line's bulk `_index` (PL_INDEX_TAG in its source), looked up once per
+ * run of lines from one source (they share its copy, batch.c) instead of
+ * a strstr per line, twice when routed. Valid for one batch. */
+typedef struct pl_index_memo {
+    uint32_t source_off;
     bool set;
-    const char *ix;
-} pl_src_index;
+    const char *v;               /* NULL: the source has none */
+    size_t len;
+} pl_index_memo;
 
-static const char *line_index(const pl_batch *b, const pl_line *l, pl_src_index *c)
+static const char *line_index(const pl_batch *b, const pl_line *l, pl_index_memo *m,
+                              size_t *len)
 {
-    if (!c->set || c->off != l->source_off) {
+    if (!m->set || m->source_off != l->source_off) {
         const char *ix = strstr((const char *)b->sources.data + l->source_off, PL_INDEX_TAG);
-        c->ix = ix != NULL ? ix + strlen(PL_INDEX_TAG) : NULL;
-        c->off = l->source_off;
-        c->set = true;
+        m->set = true;
+        m->source_off = l->source_off;
+        m->v = ix ? ix + strlen(PL_INDEX_TAG) : NULL;
+        m->len = ix ? strlen(m->v) : 0;
     }
-    return c->ix;
+    *len = m->len;
+    return m->v;
 }
 
-static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, pl_src_index *sx)
+static int shred_line(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, pl_index_memo *im)
 {
     const pl_line *l = pl_batch_line(b, i);
-    char reason[128];
     if (l->oversized) {
+        char reason[128];
         snprintf(reason, sizeof reason, "line of %" PRIu64 " bytes exceeds "
                  "limits.max_line_bytes (%zu)", l->total, p->cfg.max_line_bytes);
         return add_reject(b, i, DM_REJECT_TOO_LONG, reason);
     }
-    pq_err e = {0};
-    const char *ix = line_index(b, l, sx);
+    pq_err e;
+    pq_err_clear(&e);            /* not = {0}: 516 bytes per line */
+    size_t ixlen;
+    const char *ix = line_index(b, l, im, &ixlen);
     if (ix != NULL)
-        sh_set_index(wk->sh, ix, strlen(ix));
+        sh_set_index(wk->sh, ix, ixlen);
     int rc = sh_shred_line(wk->sh, b->rows, (const char *)b->text.data + l->off, l->len,
                            l->ingest_us, &e);
     if (rc == SH_REJECTED)
@@ -109,16 +115,18 @@ static uint64_t key_hash(const char *k)
  * the batch's distinct keys. A key that cannot be built (too long) rejects
  * the line: *group is UINT32_MAX. */
 static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t hcap,
-                    pl_src_index *sx, uint32_t *group)
+                    pl_index_memo *im, uint32_t *group)
 {
     const pl_line *l = pl_batch_line(b, i);
     char key[PK_KEY_MAX];
     pt_value v[PT_FIELDS_MAX];
-    pq_err e = {0};
-    const char *iv = line_index(b, l, sx);
+    pq_err e;
+    pq_err_clear(&e);            /* not = {0}: 516 bytes per line */
+    size_t ivlen = 0;
+    const char *iv = l->oversized ? NULL : line_index(b, l, im, &ivlen);
     pk_time et = {0};
     int rc = l->oversized ? 0 : pk_values(wk->pk, (const char *)b->text.data + l->off, l->len,
-                                          iv, iv ? strlen(iv) : 0, v, &et, &e);
+                                          iv, ivlen, v, &et, &e);
     if (rc != 0)
         return rc;
     /* The event time, or the ingestion time the spool stores with the
@@ -129,7 +137,7 @@ static int line_key(pl_pipeline *p, pl_worker *wk, pl_batch *b, size_t i, size_t
     ((int64_t *)(void *)b->key_time.data)[i] = when;
     if (l->oversized) {
         key[0] = '\0';          /* rejected by shred_line */
-    } else if (pk_key(&p->tpl, v, (time_t)when, key, sizeof key, &e) != 0) {
+    } else if (pk_key_memo(wk->pk, v, (time_t)when, key, sizeof key, &e) != 0) {
         *group = UINT32_MAX;
         return add_reject(b, i, DM_REJECT_SCHEMA, e.msg);
     }
@@ -175,9 +183,9 @@ static int batch_keys(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return PQ_ENOMEM;
     memset(wk->ktab.data, 0, hcap * sizeof(uint32_t));
     uint32_t *grp = (uint32_t *)(void *)b->key_off.data;   /* groups first, offsets after */
-    pl_src_index sx = {0};
+    pl_index_memo im = {0};
     for (size_t i = 0; i < b->n_lines; i++) {
-        int rc = line_key(p, wk, b, i, hcap, &sx, &grp[i]);
+        int rc = line_key(p, wk, b, i, hcap, &im, &grp[i]);
         if (rc != 0)
             return rc;
     }
@@ -220,11 +228,11 @@ static int shred_lines(pl_pipeline *p, pl_worker *wk, pl_batch *b)
         return PQ_ENOMEM;
     uint32_t *end = (uint32_t *)(void *)b->grp_end.data;
     const size_t n = order ? (ng ? g[ng - 1].start : 0) : b->n_lines;
-    pl_src_index sx = {0};
+    pl_index_memo im = {0};
     for (size_t k = 0, grp = 0; k < n; k++) {
         for (; order != NULL && k >= g[grp].start; grp++)   /* start: one past its last */
             end[grp] = (uint32_t)pq_rowgroup_rows(b->rows);
-        int rc = shred_line(p, wk, b, order ? order[k] : k, &sx);
+        int rc = shred_line(p, wk, b, order ? order[k] : k, &im);
         if (rc != 0)
             return rc;
     }

@@ -198,6 +198,44 @@ static void test_time_field_also_partitions(void **state)
     sc_schema_free(s);
 }
 
+/* Leading string members, the time's too, are read without the SAX pass
+ * (pathkey.c leading_members): the same values and time; an epoch number
+ * leaves the line to the SAX pass. */
+static void test_leading_time_field(void **state)
+{
+    (void)state;
+    sc_schema *s;
+    et_source src;
+    pt_template t;
+    pk_extractor *x;
+    pt_value v[PT_FIELDS_MAX];
+    pk_time tm;
+    size_t off;
+    pq_err e = {0};
+    assert_int_equal(sc_schema_default(&s, &e), 0);
+    assert_int_equal(et_resolve(s, "ts", &src, &e), 0);
+    assert_int_equal(pt_parse("t={{tenant}}/%H/{seq}", &t, &off, &e), 0);
+    assert_int_equal(pk_new(&x, &t, &src, &e), 0);
+    const char *line = "{\"tenant\":\"a\",\"ts\":\"1970-01-01T02:00:01Z\",\"n\":{";
+    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_true(tm.found && tm.object);
+    assert_int_equal(tm.sec, 7201);
+    assert_true(v[0].len == 1 && v[0].p == line + 11);   /* in place */
+    line = "{\"tenant\":\"a\",\"ts\":\"not a time\",\"n\":{";
+    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_true(!tm.found && tm.object);
+    assert_true(v[0].len == 1 && v[0].p == line + 11);
+    line = "{\"tenant\":\"b\",\"ts\":7200}";
+    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_true(tm.found);
+    assert_int_equal(tm.sec, 7200);
+    assert_true(v[0].len == 1 && v[0].p[0] == 'b' && v[0].p != line + 11);   /* SAX: a copy */
+    pk_free(x);
+    pt_free(&t);
+    et_source_free(&src);
+    sc_schema_free(s);
+}
+
 static void test_period_close_rule(void **state)
 {
     (void)state;
@@ -224,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_typed_column_values),
         cmocka_unit_test(test_record_field_values),
         cmocka_unit_test(test_time_field_also_partitions),
+        cmocka_unit_test(test_leading_time_field),
         cmocka_unit_test(test_period_close_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,6 +129,100 @@ static void test_parse_stops_once_every_field_is_found(void **state)
     teardown(&f);
 }
 
+/* Whether v was read in place from line (the leading members' scan)
+ * rather than by the SAX pass, which copies string values. */
+static bool in_line(const pt_value *v, const char *line)
+{
+    return v->p >= line && v->p < line + strlen(line);
+}
+
+static void test_leading_members_are_read_in_place(void **state)
+{
+    (void)state;
+    fx f;
+    setup(&f, "idx={{_index}}/t={{tenant}}/s={{svc}}/{seq}.parquet");
+    const char *l = "{\"tenant\":\"t1\",\"x\":\"\",\"svc\":\"api\",\"svc\":\"z\",\"n\":{";
+    key_of(&f, l, "ix", T);                /* stops at the last field: the rest unread */
+    want_value(&f.v[0], "ix");
+    want_value(&f.v[1], "t1");
+    want_value(&f.v[2], "api");
+    assert_true(in_line(&f.v[1], l) && in_line(&f.v[2], l));
+    l = "{\"svc\":\"\",\"tenant\":\"\x7f~ \"}";   /* an empty value; 0x7F is plain JSON */
+    assert_string_equal(key_of(&f, l, NULL, T),
+                        "__HIVE_DEFAULT_PARTITION__/%7F~ /__HIVE_DEFAULT_PARTITION__/");
+    assert_true(in_line(&f.v[1], l));
+    /* Anything else goes to the SAX pass, with its result */
+    static const struct {
+        const char *line, *tenant, *svc;
+    } other[] = {
+        {"{\"tenant\":\"a\\\"b\",\"svc\":\"s\"}", "a\"b", "s"},   /* an escape */
+        {"{\"tenant\":\"\xc3\xa9\",\"svc\":\"s\"}", "\xc3\xa9", "s"},  /* not ASCII */
+        {"{ \"tenant\":\"a\",\"svc\":\"s\"}", "a", "s"},          /* whitespace */
+        {"{\"tenant\" :\"a\",\"svc\":\"s\"}", "a", "s"},
+        {"{\"n\":1,\"tenant\":\"a\",\"svc\":\"s\"}", "a", "s"},    /* a number first */
+        {"{\"tenant\":\"a\",\"svc\":7}", "a", "7"},
+        {"{\"tenant\":\"a\"}", "a", NULL},                      /* the object ends */
+        {"{\"tenant\":\"a\",\"svc\":\"s", NULL, NULL},             /* broken: not JSON */
+        {"[\"tenant\",\"a\"]", NULL, NULL},
+        {"{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\",\"d\":\"4\",\"e\":\"5\",\"f\":\"6\",\"g\":\"7\",\"h\":\"8\","
+         "\"i\":\"9\",\"j\":\"10\",\"k\":\"11\",\"l\":\"12\",\"m\":\"13\",\"n\":\"14\",\"o\":\"15\","
+         "\"tenant\":\"a\",\"svc\":\"s\"}", "a", "s"},            /* past PK_LEAD_MAX */
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        key_of(&f, other[i].line, NULL, T);
+        want_value(&f.v[1], other[i].tenant);
+        want_value(&f.v[2], other[i].svc);
+        assert_false(in_line(&f.v[1], other[i].line) && in_line(&f.v[2], other[i].line));
+    }
+    teardown(&f);
+    /* a nested path: the SAX pass, even when a leading member matches */
+    setup(&f, "t={{tenant}}/p={{k.pod}}/{seq}.parquet");
+    l = "{\"tenant\":\"t1\",\"k\":{\"pod\":\"p\"}}";
+    key_of(&f, l, NULL, T);
+    want_value(&f.v[0], "t1");
+    want_value(&f.v[1], "p");
+    assert_false(in_line(&f.v[0], l));
+    teardown(&f);
+    /* "%%" in the directories renders as a time field did ("%" then '/') */
+    setup(&f, "a%%b/{{tenant}}/{seq}.parquet");
+    assert_string_equal(key_of(&f, "{\"tenant\":\"x\"}", NULL, T), "x/%/");
+    teardown(&f);
+}
+
+/* pk_key_memo keeps the directories' time of the last period: the same
+ * keys as pk_key across hours, days, years, negative times and back. */
+static void test_key_memo_is_pk_key(void **state)
+{
+    (void)state;
+    static const char *const tmpl[] = {
+        "{{svc}}/dt=%Y-%m-%d/h=%H/{seq}", "%j/%a/%M/{{svc}}/{seq}", "%s/{seq}",
+        "z%Z/{{svc}}/{seq}", "{{svc}}/{seq}-%H",
+    };
+    static const int64_t when[] = {
+        1709251198, 1709251199, 1709251200, 1709251200 + 3599, 1709251200 + 3600, 1709251198,
+        0, -1, -3600, -3601, -86400, -86401, 1709251140, 1709251260, 4102444799, 4102444800,
+        253402300799, 1709251198,
+    };
+    char a[PK_KEY_MAX], b[PK_KEY_MAX];
+    for (size_t i = 0; i < sizeof tmpl / sizeof tmpl[0]; i++) {
+        fx f;
+        setup(&f, tmpl[i]);
+        key_of(&f, "{\"svc\":\"api\"}", NULL, 0);
+        for (size_t k = 0; k < sizeof when / sizeof when[0]; k++) {
+            pq_err e = {0};
+            assert_int_equal(pk_key_memo(f.x, f.v, (time_t)when[k], a, sizeof a, &e), 0);
+            assert_int_equal(pk_key(&f.t, f.v, (time_t)when[k], b, sizeof b, &e), 0);
+            assert_string_equal(a, b);
+        }
+        /* no room for the time: pk_key's error */
+        pq_err e1 = {0}, e2 = {0};
+        assert_int_equal(pk_key_memo(f.x, f.v, 1709251198, a, 5, &e1),
+                         pk_key(&f.t, f.v, 1709251198, b, 5, &e2));
+        assert_string_equal(e1.msg, e2.msg);
+        teardown(&f);
+    }
+}
+
 static void test_key_too_long(void **state)
 {
     (void)state;
@@ -152,6 +247,8 @@ int main(void)
         cmocka_unit_test(test_key_without_fields),
         cmocka_unit_test(test_parse_stops_once_every_field_is_found),
         cmocka_unit_test(test_key_too_long),
+        cmocka_unit_test(test_leading_members_are_read_in_place),
+        cmocka_unit_test(test_key_memo_is_pk_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
