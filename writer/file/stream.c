@@ -72,8 +72,8 @@ int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err)
     return PQ_OK;
 }
 
-int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
-                   pq_encoded *scratch, pq_err *err)
+static int feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                pq_encoded *scratch, bool last, pq_err *err)
 {
     if (pq_rowgroup_schema(rows) != s->schema)
         return pq_err_set(err, PQ_EINVAL, "writer: the rows have another schema");
@@ -85,11 +85,25 @@ int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t e
             return pq_err_set(err, PQ_ESTATE, "column '%s' has %zu rows, the row group has "
                               "%llu", rows->cols[i].node->path, rows->cols[i].n_rows,
                               (unsigned long long)rows->rows);
-        int rc = pq_colwriter_feed(&s->cols[i], &scratch->work, &rows->cols[i], err);
+        pq_colwriter *cw = &s->cols[i];
+        int rc = last ? pq_colwriter_feed_last(cw, &scratch->work, &rows->cols[i], err)
+                      : pq_colwriter_feed(cw, &scratch->work, &rows->cols[i], err);
         if (rc != 0)
             return rc;
     }
     return PQ_OK;
+}
+
+int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                   pq_encoded *scratch, pq_err *err)
+{
+    return feed(s, rows, first, end, scratch, false, err);
+}
+
+int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                        pq_encoded *scratch, pq_err *err)
+{
+    return feed(s, rows, first, end, scratch, true, err);
 }
 
 void pq_stream_add_rows(pq_stream *s, uint64_t rows)

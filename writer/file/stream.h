@@ -51,6 +51,12 @@ int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err);
  * [first, end). */
 int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
                    pq_encoded *scratch, pq_err *err);
+/* The same when pq_stream_finish comes next for these leaves (no other
+ * feed of them between): each leaf's last page is encoded from `rows`
+ * rather than copied into the stream for finish (pq_colwriter_feed_last).
+ * The same bytes as pq_stream_feed. */
+int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                        pq_encoded *scratch, pq_err *err);
 /* Counts rows once every leaf has been fed them. */
 void pq_stream_add_rows(pq_stream *s, uint64_t rows);
 /* Encodes the open pages (with scratch's buffers and compressors, which
