@@ -311,6 +311,10 @@ struct pl_pipeline {
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
+    /* closed files' streams, released (pq_stream_release: their column
+     * writers freed, the array of them kept for the next file's stream) */
+    pq_stream *free_streams[PL_POOL_MAX];
+    size_t n_free_streams;
 };
 
 /* Monotonic microseconds, for row-group and file ages and busy time. */
@@ -327,6 +331,11 @@ void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg);
 void pl_batch_put(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
+/* Lock not held (they take it): f's stream, made in a released one's
+ * array when one is kept (the assembler, starting f); a closed file's
+ * stream, released and kept, or freed (the writer). */
+int pl_stream_new(pl_pipeline *p, pl_file *f, pq_err *err);
+void pl_stream_put(pl_pipeline *p, pq_stream *s);
 void pl_fail(pl_pipeline *p, const pq_err *e);
 void pl_update_buffered(pl_pipeline *p);
 void pl_pools_free(pl_pipeline *p);

@@ -205,6 +205,75 @@ static void test_stream_last_feed_copies_no_rows(void **state)
     pq_schema_destroy(s);
 }
 
+/* One row group of 150 rows through st into a file of its own. */
+static void write_one(pq_schema *s, pq_writer *w, pq_stream *st)
+{
+    pq_err err = {0};
+    pq_rowgroup *piece = NULL;
+    pq_encoded *e = pq_encoded_new(), *scratch = pq_encoded_new();
+    assert_int_equal(pq_rowgroup_new(&piece, s, &err), 0);
+    for (uint64_t r = 0; r < 150; r++)
+        assert_int_equal(pqt_rowgen_rg(piece, 11, r), 0);
+    assert_int_equal(pq_stream_begin(st, 0, &err), 0);
+    assert_int_equal(pq_stream_feed(st, piece, 0, pq_rowgroup_num_columns(piece), scratch,
+                                    &err), 0);
+    pq_stream_add_rows(st, pq_rowgroup_rows(piece));
+    finish_append(w, st, e, scratch);
+    pq_encoded_destroy(e);
+    pq_encoded_destroy(scratch);
+    pq_rowgroup_destroy(piece);
+}
+
+/* A released stream's array serves the next file's stream when it has
+ * room for its leaves (the same struct comes back), and that file is the
+ * one a new stream writes; a shell with too little room is freed and a
+ * new stream made. */
+static void test_stream_released_shell_serves_the_next_file(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pqt_rowgen_schema(NULL), *one = pq_schema_new(NULL);
+    pq_node_spec leaf = {.name = "x", .repetition = PQ_REQUIRED, .type = PQ_INT64,
+                         .field_id = -1};
+    assert_true(pq_schema_add_leaf(one, 0, &leaf, &err) > 0);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    pq_buf out[3];
+    pq_writer *w[3];
+    pq_stream *st[3];
+    for (int k = 0; k < 3; k++)
+        w[k] = writer_open(s, &o, &out[k]);
+    assert_int_equal(pq_stream_new(&st[0], w[0], &err), 0);
+    write_one(s, w[0], st[0]);
+    pq_stream_release(st[0]);
+    assert_int_equal(pq_stream_new_in(&st[1], st[0], w[1], &err), 0);
+    assert_ptr_equal(st[1], st[0]);           /* the same array, taken over */
+    write_one(s, w[1], st[1]);
+    pq_stream_release(st[1]);
+    /* a shell of one leaf: too small for the next, freed (ASan: no leak) */
+    pq_buf small_out;
+    pq_writer *ws = writer_open(one, &o, &small_out);
+    pq_stream *small = NULL;
+    assert_int_equal(pq_stream_new(&small, ws, &err), 0);
+    pq_stream_release(small);
+    assert_int_equal(pq_stream_new_in(&st[2], small, w[2], &err), 0);
+    write_one(s, w[2], st[2]);
+    for (int k = 0; k < 3; k++)
+        writer_close(w[k]);
+    pq_stream_destroy(st[1]);
+    pq_stream_destroy(st[2]);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(out[k].len, out[0].len);
+        assert_memory_equal(out[k].data, out[0].data, out[0].len);
+    }
+    for (int k = 0; k < 3; k++)
+        pq_buf_free(&out[k]);
+    writer_close(ws);
+    pq_buf_free(&small_out);
+    pq_schema_destroy(s);
+    pq_schema_destroy(one);
+}
+
 /* A piece of another schema, or leaves out of range, are refused. */
 static void test_stream_refuses_what_it_cannot_feed(void **state)
 {
@@ -241,6 +310,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_pieces_give_the_classic_file_byte_for_byte),
         cmocka_unit_test(test_stream_last_feed_copies_no_rows),
+        cmocka_unit_test(test_stream_released_shell_serves_the_next_file),
         cmocka_unit_test(test_stream_refuses_what_it_cannot_feed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
