@@ -130,6 +130,26 @@ void pl_stream_put(pl_pipeline *p, pq_stream *s)
     pq_stream_destroy(s);
 }
 
+/* Converted row groups the same way: an idle file's (partitioned output)
+ * was freed after its row group, and the next file's made from nothing,
+ * its leaves reserved again. Kept released (no schema: the next file's
+ * layout may be another) and only up to PL_FREE_CONV_BYTES of room each. */
+void pl_conv_put(pl_pipeline *p, pq_rowgroup *rg)
+{
+    if (rg == NULL)
+        return;
+    pq_rowgroup_release(rg);
+    if (pq_rowgroup_capacity(rg) <= PL_FREE_CONV_BYTES) {
+        dm_mutex_lock(&p->mu);
+        if (p->n_free_conv < PL_POOL_MAX) {
+            p->free_conv[p->n_free_conv++] = rg;
+            rg = NULL;
+        }
+        dm_mutex_unlock(&p->mu);
+    }
+    pq_rowgroup_destroy(rg);
+}
+
 /* ---- failure ------------------------------------------------------------- */
 
 void pl_fail(pl_pipeline *p, const pq_err *e)
@@ -267,6 +287,8 @@ void pl_pools_free(pl_pipeline *p)
     }
     while (p->n_free_streams > 0)
         pq_stream_destroy(p->free_streams[--p->n_free_streams]);
+    while (p->n_free_conv > 0)
+        pq_rowgroup_destroy(p->free_conv[--p->n_free_conv]);
 }
 
 void pl_check_idle_sums(const pl_pipeline *p)

@@ -166,7 +166,7 @@ static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
     if (idle)
         pq_stream_trim(s);
     if (j->enc_rg != NULL && j->enc_rg != j->rg && (j->sample || idle))
-        pq_rowgroup_destroy(j->enc_rg);
+        pl_conv_put(p, j->enc_rg);   /* for the next file's conversion */
     else if (j->enc_rg != NULL && j->enc_rg != j->rg)
         pl_auto_put(p, j->file, j->enc_rg);
     j->enc_rg = NULL;
