@@ -502,8 +502,9 @@ int pl_auto_convert(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_rowgroup **out,
         return 0;
     dm_mutex_lock(&p->mu);
     pq_rowgroup *dst = f->n_conv ? f->conv[--f->n_conv] : NULL;
+    pq_rowgroup *shell = dst == NULL && p->n_free_conv ? p->free_conv[--p->n_free_conv] : NULL;
     dm_mutex_unlock(&p->mu);
-    if (dst == NULL && pq_rowgroup_new(&dst, f->ps, err) != 0)
+    if (dst == NULL && pq_rowgroup_new_in(&dst, shell, f->ps, err) != 0)
         return PQ_ENOMEM;
     int rc = convert(p, wk, f, j->rg, dst, err);
     if (rc != 0) {

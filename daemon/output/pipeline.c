@@ -1,7 +1,7 @@
 /* pipeline.c - the pipeline's shared state, as every part of it uses it
- * (pipeline_int.h): the pools (batches, row groups, jobs), failure, the
- * buffered-bytes accounting, and what owners ask of it (drain, wait,
- * stats, finished files).
+ * (pipeline_int.h): the pools (batches, row groups, jobs, streams),
+ * failure, the buffered-bytes accounting, and what owners ask of it
+ * (drain, wait, stats, finished files).
  *
  * The bottom of the pipeline: the stages (stages.c, outfile.c,
  * autoshred.c) and the workers (workers.c) call it; it calls none of
@@ -101,6 +101,53 @@ void pl_job_put(pl_pipeline *p, pl_job *j)
     pq_encoded_trim(j->enc);     /* a row group's bytes: not kept for the next */
     j->next = p->free_jobs;
     p->free_jobs = j;
+}
+
+/* Closed files' streams (lock not held: taken here): a partitioned output closes a file and opens
+ * another all the time (1,000 files at the end of a convert), and each
+ * new stream's array of column writers (1.6 KiB a leaf) was fresh memory
+ * to fault in. Up to PL_POOL_MAX arrays are kept, their column writers
+ * freed (so they hold nothing else, and pin no schema or writer). */
+int pl_stream_new(pl_pipeline *p, pl_file *f, pq_err *err)
+{
+    dm_mutex_lock(&p->mu);
+    pq_stream *shell = p->n_free_streams > 0 ? p->free_streams[--p->n_free_streams] : NULL;
+    dm_mutex_unlock(&p->mu);
+    return pq_stream_new_in(&f->stream, shell, f->w, err);
+}
+
+void pl_stream_put(pl_pipeline *p, pq_stream *s)
+{
+    if (s == NULL)
+        return;
+    pq_stream_release(s);
+    dm_mutex_lock(&p->mu);
+    if (p->n_free_streams < PL_POOL_MAX) {
+        p->free_streams[p->n_free_streams++] = s;
+        s = NULL;
+    }
+    dm_mutex_unlock(&p->mu);
+    pq_stream_destroy(s);
+}
+
+/* Converted row groups the same way: an idle file's (partitioned output)
+ * was freed after its row group, and the next file's made from nothing,
+ * its leaves reserved again. Kept released (no schema: the next file's
+ * layout may be another) and only up to PL_FREE_CONV_BYTES of room each. */
+void pl_conv_put(pl_pipeline *p, pq_rowgroup *rg)
+{
+    if (rg == NULL)
+        return;
+    pq_rowgroup_release(rg);
+    if (pq_rowgroup_capacity(rg) <= PL_FREE_CONV_BYTES) {
+        dm_mutex_lock(&p->mu);
+        if (p->n_free_conv < PL_POOL_MAX) {
+            p->free_conv[p->n_free_conv++] = rg;
+            rg = NULL;
+        }
+        dm_mutex_unlock(&p->mu);
+    }
+    pq_rowgroup_destroy(rg);
 }
 
 /* ---- failure ------------------------------------------------------------- */
@@ -238,6 +285,10 @@ void pl_pools_free(pl_pipeline *p)
         pq_encoded_destroy(j->enc);
         free(j);
     }
+    while (p->n_free_streams > 0)
+        pq_stream_destroy(p->free_streams[--p->n_free_streams]);
+    while (p->n_free_conv > 0)
+        pq_rowgroup_destroy(p->free_conv[--p->n_free_conv]);
 }
 
 void pl_check_idle_sums(const pl_pipeline *p)

@@ -28,6 +28,9 @@
 
 #define PL_WORKERS_MAX 64
 #define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
+/* A released converted row group is kept for the next file's conversion
+ * only while its buffers' room is at most this (a segment's, doubled). */
+#define PL_FREE_CONV_BYTES (2 * PL_SEGMENT_BYTES)
 /* Batches (with their row buffers) kept for reuse: as many as a daemon
  * at full speed has in flight (its 16 MiB input window of 1 MiB batches),
  * so backpressure's pause and resume do not free batches only to map and
@@ -311,6 +314,14 @@ struct pl_pipeline {
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
+    /* closed files' streams, released (pq_stream_release: their column
+     * writers freed, the array of them kept for the next file's stream) */
+    pq_stream *free_streams[PL_POOL_MAX];
+    size_t n_free_streams;
+    /* idle files' converted row groups, released (pq_rowgroup_release:
+     * buffers kept, no schema), each at most PL_FREE_CONV_BYTES */
+    pq_rowgroup *free_conv[PL_POOL_MAX];
+    size_t n_free_conv;
 };
 
 /* Monotonic microseconds, for row-group and file ages and busy time. */
@@ -327,6 +338,14 @@ void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg);
 void pl_batch_put(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
+/* Lock not held (they take it): f's stream, made in a released one's
+ * array when one is kept (the assembler, starting f); a closed file's
+ * stream, released and kept, or freed (the writer). */
+int pl_stream_new(pl_pipeline *p, pl_file *f, pq_err *err);
+void pl_stream_put(pl_pipeline *p, pq_stream *s);
+/* Lock not held: an idle file's converted row group, released and kept
+ * (pl_auto_convert makes the next file's in it), or freed. */
+void pl_conv_put(pl_pipeline *p, pq_rowgroup *rg);
 void pl_fail(pl_pipeline *p, const pq_err *e);
 void pl_update_buffered(pl_pipeline *p);
 void pl_pools_free(pl_pipeline *p);

@@ -310,7 +310,7 @@ static void report_progress(pl_pipeline *p)
 static int start_file(pl_pipeline *p, pl_file *f, pq_err *err)
 {
     int rc = f->w == NULL ? pl_file_start(p, f, p->cur_rg, err) : 0;
-    return rc || f->stream != NULL ? rc : pq_stream_new(&f->stream, f->w, err);
+    return rc || f->stream != NULL ? rc : pl_stream_new(p, f, err);
 }
 
 /* The current segment becomes an encode job; `last` closes the row group
@@ -960,7 +960,7 @@ void pl_assemble_run(pl_pipeline *p)
 static int write_job(pl_pipeline *p, pl_job *j, pq_err *err)
 {
     if (j->kind == PL_JOB_CLOSE) {
-        pq_stream_destroy(j->file->stream); /* every segment was encoded */
+        pl_stream_put(p, j->file->stream); /* every segment was encoded */
         j->file->stream = NULL;
         return pl_file_close(p, j->file, err);
     }

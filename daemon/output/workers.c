@@ -166,7 +166,7 @@ static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
     if (idle)
         pq_stream_trim(s);
     if (j->enc_rg != NULL && j->enc_rg != j->rg && (j->sample || idle))
-        pq_rowgroup_destroy(j->enc_rg);
+        pl_conv_put(p, j->enc_rg);   /* for the next file's conversion */
     else if (j->enc_rg != NULL && j->enc_rg != j->rg)
         pl_auto_put(p, j->file, j->enc_rg);
     j->enc_rg = NULL;
@@ -195,9 +195,11 @@ static void run_encode(pl_pipeline *p, pl_worker *wk, pl_job *j, size_t k)
 {
     pq_err e = {0};
     int rc = k == 0 ? prepare_parts(p, wk, j, &e) : 0;
+    /* a row group's last segment: finish_parts finishes the stream next */
     if (rc == 0 && j->rows > 0)
-        rc = pq_stream_feed(j->file->stream, j->enc_rg, j->cut[k], j->cut[k + 1], wk->scratch,
-                            &e);
+        rc = (j->last ? pq_stream_feed_last : pq_stream_feed)(j->file->stream, j->enc_rg,
+                                                              j->cut[k], j->cut[k + 1],
+                                                              wk->scratch, &e);
     dm_mutex_lock(&p->mu);
     if (rc != 0 && j->part_rc == 0) {
         j->part_rc = rc;

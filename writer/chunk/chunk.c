@@ -686,7 +686,10 @@ static int append_open(pq_colwriter *cw, const pq_column *c, const page_extent *
     return rc ? pq_err_set(err, rc, "column '%s': out of memory", c->node->path) : PQ_OK;
 }
 
-int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_err *err)
+/* last: the chunk's finish comes next, so a last page that lies whole in
+ * c is encoded from c as finish would encode it from the open page (the
+ * chunk's last page: finishing), not copied there first. */
+static int feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, bool last, pq_err *err)
 {
     size_t l = 0, v = 0;
     cw->fed_bytes += pq_column_buffered_bytes(c);
@@ -694,8 +697,10 @@ int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq
         page_extent pe;
         bool full = scan_page(cw, c, l, v, &pe);
         int rc;
-        if (full && cw->open.n_levels == 0) {
+        if ((full || last) && cw->open.n_levels == 0) {
+            cw->finishing = !full;                     /* !full: c's end, the chunk's */
             rc = close_page(cw, w, c, &pe, err);       /* whole in c: no copy */
+            cw->finishing = false;
             cw->open_rows = cw->open_bytes = 0;
         } else {
             rc = append_open(cw, c, &pe, err);
@@ -708,6 +713,16 @@ int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq
         v = pe.v1;
     }
     return PQ_OK;
+}
+
+int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_err *err)
+{
+    return feed(cw, w, c, false, err);
+}
+
+int pq_colwriter_feed_last(pq_colwriter *cw, pq_chunk_work *w, const pq_column *c, pq_err *err)
+{
+    return feed(cw, w, c, true, err);
 }
 
 int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,

@@ -49,6 +49,14 @@ void pq_colwriter_free(pq_colwriter *cw);
 int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err);
 /* Appends every row of col (whole rows: its first level starts a row). */
 int pq_colwriter_feed(pq_colwriter *cw, pq_chunk_work *w, const pq_column *col, pq_err *err);
+/* The same when pq_colwriter_finish comes next (no other feed between):
+ * the chunk's last page, if no rows of an earlier feed are open, is
+ * encoded from col instead of being copied into the open page for finish
+ * to encode (a partitioned file's one-segment row group copied every
+ * value once more, and grew the open page's buffers to hold them). The
+ * same bytes as feed then finish. */
+int pq_colwriter_feed_last(pq_colwriter *cw, pq_chunk_work *w, const pq_column *col,
+                           pq_err *err);
 /* Encodes the open page, then appends the chunk (dictionary page first)
  * to out; meta gets the chunk's metadata, offsets counted from out's
  * start (caller frees it). The colwriter is ready for the next begin. */

@@ -7,6 +7,7 @@
 #include "stream.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct pq_stream {
     const pq_writer *w;          /* the encoded row groups' writer */
@@ -14,19 +15,48 @@ struct pq_stream {
     bool crypto;                 /* the file is encrypted */
     pq_colwriter *cols;
     size_t n_cols;
+    size_t cap_cols;             /* cols' room (a released stream keeps it) */
     int32_t ordinal;
     uint64_t rows;
 };
 
+/* shell: a released stream whose struct and column-writer array are
+ * taken over when they have room for n_cols (else freed), or NULL. */
+static pq_stream *stream_alloc(pq_stream *shell, size_t n_cols)
+{
+    size_t cap = n_cols ? n_cols : 1;
+    if (shell != NULL && shell->cap_cols >= cap) {
+        pq_colwriter *cols = shell->cols;
+        size_t room = shell->cap_cols;
+        memset(shell, 0, sizeof *shell);
+        shell->cols = cols;
+        shell->cap_cols = room;
+        return shell;
+    }
+    pq_stream_destroy(shell);
+    pq_stream *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->cols = calloc(cap, sizeof *s->cols)) == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->cap_cols = cap;
+    return s;
+}
+
 int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
                      size_t n_cols, bool crypto, bool keep, const pq_writer *w, pq_err *err)
 {
+    return pq_stream_create_in(out, NULL, schema, opts, n_cols, crypto, keep, w, err);
+}
+
+int pq_stream_create_in(pq_stream **out, pq_stream *shell, const pq_schema *schema,
+                        const pq_chunk_opts *opts, size_t n_cols, bool crypto, bool keep,
+                        const pq_writer *w, pq_err *err)
+{
     *out = NULL;
-    pq_stream *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->cols = calloc(n_cols ? n_cols : 1, sizeof *s->cols)) == NULL) {
-        free(s);
+    pq_stream *s = stream_alloc(shell, n_cols);
+    if (s == NULL)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
-    }
     s->w = w;
     s->schema = schema;
     s->crypto = crypto;
@@ -48,10 +78,18 @@ void pq_stream_destroy(pq_stream *s)
 {
     if (s == NULL)
         return;
-    for (size_t i = 0; i < s->n_cols; i++)
-        pq_colwriter_free(&s->cols[i]);
+    pq_stream_release(s);
     free(s->cols);
     free(s);
+}
+
+void pq_stream_release(pq_stream *s)
+{
+    for (size_t i = 0; i < s->n_cols; i++)
+        pq_colwriter_free(&s->cols[i]);
+    s->n_cols = 0;
+    s->w = NULL;
+    s->schema = NULL;
 }
 
 int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err)
@@ -72,8 +110,8 @@ int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err)
     return PQ_OK;
 }
 
-int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
-                   pq_encoded *scratch, pq_err *err)
+static int feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                pq_encoded *scratch, bool last, pq_err *err)
 {
     if (pq_rowgroup_schema(rows) != s->schema)
         return pq_err_set(err, PQ_EINVAL, "writer: the rows have another schema");
@@ -85,11 +123,25 @@ int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t e
             return pq_err_set(err, PQ_ESTATE, "column '%s' has %zu rows, the row group has "
                               "%llu", rows->cols[i].node->path, rows->cols[i].n_rows,
                               (unsigned long long)rows->rows);
-        int rc = pq_colwriter_feed(&s->cols[i], &scratch->work, &rows->cols[i], err);
+        pq_colwriter *cw = &s->cols[i];
+        int rc = last ? pq_colwriter_feed_last(cw, &scratch->work, &rows->cols[i], err)
+                      : pq_colwriter_feed(cw, &scratch->work, &rows->cols[i], err);
         if (rc != 0)
             return rc;
     }
     return PQ_OK;
+}
+
+int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                   pq_encoded *scratch, pq_err *err)
+{
+    return feed(s, rows, first, end, scratch, false, err);
+}
+
+int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                        pq_encoded *scratch, pq_err *err)
+{
+    return feed(s, rows, first, end, scratch, true, err);
 }
 
 void pq_stream_add_rows(pq_stream *s, uint64_t rows)

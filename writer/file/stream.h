@@ -43,6 +43,20 @@ int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err);
 int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
                      size_t n_cols, bool crypto, bool keep, const pq_writer *w, pq_err *err);
 void pq_stream_destroy(pq_stream *s);
+/* Frees s's column writers (and all they hold) but keeps s and its array
+ * of them, as a shell for pq_stream_create_in / pq_stream_new_in: a
+ * pipeline of many short files (partitioned output) made and freed 1,000
+ * of those arrays (1.6 KiB a leaf), each fresh memory to fault in. A
+ * shell references nothing; only pq_stream_destroy may free it. */
+void pq_stream_release(pq_stream *s);
+/* pq_stream_create, taking over shell (a released stream, or NULL): its
+ * struct and array are reused when they have room for n_cols, else freed.
+ * shell is consumed either way, even on error. */
+int pq_stream_create_in(pq_stream **out, pq_stream *shell, const pq_schema *schema,
+                        const pq_chunk_opts *opts, size_t n_cols, bool crypto, bool keep,
+                        const pq_writer *w, pq_err *err);
+/* pq_stream_new, taking over shell as pq_stream_create_in does. */
+int pq_stream_new_in(pq_stream **out, pq_stream *shell, pq_writer *w, pq_err *err);
 
 /* Starts row group `ordinal` of the file (module AADs depend on it);
  * drops whatever an unfinished row group held. */
@@ -51,6 +65,12 @@ int pq_stream_begin(pq_stream *s, int32_t ordinal, pq_err *err);
  * [first, end). */
 int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
                    pq_encoded *scratch, pq_err *err);
+/* The same when pq_stream_finish comes next for these leaves (no other
+ * feed of them between): each leaf's last page is encoded from `rows`
+ * rather than copied into the stream for finish (pq_colwriter_feed_last).
+ * The same bytes as pq_stream_feed. */
+int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
+                        pq_encoded *scratch, pq_err *err);
 /* Counts rows once every leaf has been fed them. */
 void pq_stream_add_rows(pq_stream *s, uint64_t rows);
 /* Encodes the open pages (with scratch's buffers and compressors, which

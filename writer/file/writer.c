@@ -380,8 +380,13 @@ int pq_writer_flush_row_group(pq_writer *w, pq_err *err)
 
 int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err)
 {
-    return pq_stream_create(out, w->schema, w->chunk_opts, w->n_cols, w->crypto != NULL,
-                            !w->opts.decide_each_row_group, w, err);
+    return pq_stream_new_in(out, NULL, w, err);
+}
+
+int pq_stream_new_in(pq_stream **out, pq_stream *shell, pq_writer *w, pq_err *err)
+{
+    return pq_stream_create_in(out, shell, w->schema, w->chunk_opts, w->n_cols,
+                               w->crypto != NULL, !w->opts.decide_each_row_group, w, err);
 }
 
 

@@ -13,7 +13,9 @@ static int offsets_start(pq_column *c)
     return c->type == PQ_BYTE_ARRAY ? pq_buf_append(&c->offsets, &zero, sizeof zero) : 0;
 }
 
-int pq_column_init(pq_column *c, const pq_node *node)
+/* What init sets from the node, buffers aside; init and init_in share
+ * it so a field the column caches from its node is never left stale. */
+static void column_setup(pq_column *c, const pq_node *node)
 {
     memset(c, 0, sizeof *c);
     c->node = node;
@@ -21,11 +23,28 @@ int pq_column_init(pq_column *c, const pq_node *node)
     c->width = pq_physical_width(node->type, node->type_length);
     c->max_def = node->max_def;
     c->max_rep = node->max_rep;
+}
+
+int pq_column_init(pq_column *c, const pq_node *node)
+{
+    column_setup(c, node);
     pq_buf_init(&c->values);
     pq_buf_init(&c->heap);
     pq_buf_init(&c->offsets);
     pq_buf_init(&c->def);
     pq_buf_init(&c->rep);
+    return offsets_start(c);
+}
+
+int pq_column_init_in(pq_column *c, const pq_node *node)
+{
+    pq_buf keep[5] = {c->values, c->heap, c->offsets, c->def, c->rep};
+    column_setup(c, node);
+    pq_buf *to[5] = {&c->values, &c->heap, &c->offsets, &c->def, &c->rep};
+    for (int k = 0; k < 5; k++) {
+        *to[k] = keep[k];
+        pq_buf_reset(to[k]);
+    }
     return offsets_start(c);
 }
 

@@ -30,6 +30,9 @@ struct pq_column {
 };
 
 int pq_column_init(pq_column *c, const pq_node *node);
+/* pq_column_init for a column whose buffers (initialised or freed, of
+ * any node) are kept, emptied, for this node's values. PQ_ENOMEM. */
+int pq_column_init_in(pq_column *c, const pq_node *node);
 void pq_column_free(pq_column *c);
 /* Drops buffered values, keeps memory for the next row group. */
 void pq_column_reset(pq_column *c);

@@ -26,12 +26,13 @@ int pq_rowgroup_new(pq_rowgroup **out, pq_schema *schema, pq_err *err)
         return pq_err_set(err, PQ_ENOMEM, "row group: out of memory");
     rg->schema = schema;
     size_t n = pq_schema_num_leaves(schema);
-    rg->cols = calloc(n, sizeof *rg->cols);
-    rg->cuts = calloc(n, sizeof *rg->cuts);
+    rg->cols = calloc(n ? n : 1, sizeof *rg->cols);
+    rg->cuts = calloc(n ? n : 1, sizeof *rg->cuts);
     if (rg->cols == NULL || rg->cuts == NULL) {
         pq_rowgroup_destroy(rg);
         return pq_err_set(err, PQ_ENOMEM, "row group: out of memory");
     }
+    rg->cap_cols = n ? n : 1;
     for (; rg->n_cols < n; rg->n_cols++) {
         /* counted before init succeeds: init leaves a column freeable */
         if (pq_column_init(&rg->cols[rg->n_cols], pq_schema_leaf_node(schema, rg->n_cols)) != 0) {
@@ -53,6 +54,54 @@ void pq_rowgroup_destroy(pq_rowgroup *rg)
     free(rg->cols);
     free(rg->cuts);
     free(rg);
+}
+
+void pq_rowgroup_release(pq_rowgroup *rg)
+{
+    for (size_t i = 0; i < rg->n_cols; i++) {
+        pq_column *c = &rg->cols[i];
+        c->node = NULL;          /* the schema may go before the shell */
+        c->values.len = c->heap.len = c->offsets.len = c->def.len = c->rep.len = 0;
+        c->n_levels = c->n_values = c->n_rows = 0;
+    }
+    rg->schema = NULL;
+    rg->rows = 0;
+}
+
+size_t pq_rowgroup_capacity(const pq_rowgroup *rg)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rg->n_cols; i++) {
+        const pq_column *c = &rg->cols[i];
+        n += c->values.cap + c->heap.cap + c->offsets.cap + c->def.cap + c->rep.cap;
+    }
+    return n;
+}
+
+int pq_rowgroup_new_in(pq_rowgroup **out, pq_rowgroup *shell, pq_schema *schema, pq_err *err)
+{
+    *out = NULL;
+    int rc = shell != NULL ? pq_schema_finish(schema, err) : 0;
+    size_t n = rc == 0 ? pq_schema_num_leaves(schema) : 0;
+    if (rc != 0 || shell == NULL || n > shell->cap_cols) {
+        pq_rowgroup_destroy(shell);
+        return rc ? rc : pq_rowgroup_new(out, schema, err);
+    }
+    for (size_t i = n; i < shell->n_cols; i++)
+        pq_column_free(&shell->cols[i]); /* leaves it as calloc left it */
+    shell->schema = schema;
+    shell->rows = 0;
+    /* columns past the shell's old count are zeroed (calloc, or freed) */
+    for (shell->n_cols = 0; shell->n_cols < n; shell->n_cols++) {
+        size_t i = shell->n_cols;
+        if (pq_column_init_in(&shell->cols[i], pq_schema_leaf_node(schema, i)) != 0) {
+            shell->n_cols = shell->cap_cols; /* every column freeable */
+            pq_rowgroup_destroy(shell);
+            return pq_err_set(err, PQ_ENOMEM, "row group: out of memory");
+        }
+    }
+    *out = shell;
+    return PQ_OK;
 }
 
 const pq_schema *pq_rowgroup_schema(const pq_rowgroup *rg) { return rg->schema; }

@@ -35,6 +35,18 @@ typedef struct pq_rowgroup pq_rowgroup;
  * error. */
 int pq_rowgroup_new(pq_rowgroup **out, pq_schema *schema, pq_err *err);
 void pq_rowgroup_destroy(pq_rowgroup *rg);
+/* Empties rg and unbinds it from its schema, keeping its columns' buffers
+ * (with their capacity) for pq_rowgroup_new_in: a shell that references
+ * nothing (its schema may be freed first). Only new_in or destroy may
+ * take a shell. */
+void pq_rowgroup_release(pq_rowgroup *rg);
+/* pq_rowgroup_new, taking over shell (a released row group, or NULL):
+ * its columns' buffers serve the same leaf indices of schema when it has
+ * as many columns or more, else it is freed. shell is consumed either
+ * way, even on error. */
+int pq_rowgroup_new_in(pq_rowgroup **out, pq_rowgroup *shell, pq_schema *schema, pq_err *err);
+/* Bytes its columns' buffers have room for (held, used or not). */
+size_t pq_rowgroup_capacity(const pq_rowgroup *rg);
 
 const pq_schema *pq_rowgroup_schema(const pq_rowgroup *rg);
 size_t pq_rowgroup_num_columns(const pq_rowgroup *rg);

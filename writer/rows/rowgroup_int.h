@@ -20,6 +20,7 @@ struct pq_rowgroup {
     pq_column *cols;
     pq_col_cut *cuts;            /* move_rows scratch, one per leaf */
     size_t n_cols;
+    size_t cap_cols;             /* room in cols and cuts (a released row group's) */
     uint64_t rows;               /* ended rows */
 };
 

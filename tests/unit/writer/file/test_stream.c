@@ -1,8 +1,8 @@
 /* test_stream.c - pq_stream (writer/file/stream.c): a row group fed in
  * pieces of any size, its leaves shared out between scratches as the
- * daemon's workers share them, gives the file the classic API writes,
- * byte for byte; what a stream holds is counted, and nothing once a row
- * group is finished. */
+ * daemon's workers share them, its last piece fed as the last or not,
+ * gives the file the classic API writes, byte for byte; what a stream
+ * holds is counted, and nothing once a row group is finished. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,7 +70,7 @@ static void write_classic(pq_schema *s, const pq_writer_opts *o, uint64_t seed, 
 /* Feeds one piece: its leaves cut at random into up to SCRATCHES ranges,
  * each fed with its own scratch, in a random order. */
 static void feed_piece(pq_stream *st, const pq_rowgroup *piece, pq_encoded **scratch,
-                       pqt_rng *r)
+                       bool last, pqt_rng *r)
 {
     pq_err err = {0};
     size_t leaves = pq_rowgroup_num_columns(piece), cut[SCRATCHES + 1] = {0};
@@ -81,7 +81,9 @@ static void feed_piece(pq_stream *st, const pq_rowgroup *piece, pq_encoded **scr
     size_t first = (size_t)pqt_rng_below(r, SCRATCHES);
     for (size_t n = 0; n < SCRATCHES; n++) {
         size_t k = (first + n) % SCRATCHES;
-        if (pq_stream_feed(st, piece, cut[k], cut[k + 1], scratch[k], &err) != 0)
+        int rc = last ? pq_stream_feed_last(st, piece, cut[k], cut[k + 1], scratch[k], &err)
+                      : pq_stream_feed(st, piece, cut[k], cut[k + 1], scratch[k], &err);
+        if (rc != 0)
             fail_msg("feed: %s", err.msg);
     }
     pq_stream_add_rows(st, pq_rowgroup_rows(piece));
@@ -98,7 +100,8 @@ static void finish_append(pq_writer *w, pq_stream *st, pq_encoded *e, pq_encoded
         fail_msg("append: %s", err.msg);
 }
 
-/* Row groups of rg_rows, each fed in pieces of 0-80 rows. */
+/* Row groups of rg_rows, each fed in pieces of 0-80 rows, the last piece
+ * of a row group fed as the last (pq_stream_feed_last) one time in two. */
 static void write_streamed(pq_schema *s, const pq_writer_opts *o, uint64_t seed, uint64_t rows,
                            pqt_rng *r, pq_buf *out)
 {
@@ -118,9 +121,10 @@ static void write_streamed(pq_schema *s, const pq_writer_opts *o, uint64_t seed,
         uint64_t n = pqt_rng_below(r, 81);
         for (; n > 0 && next < rows && in_rg < o->row_group_max_rows; n--, next++, in_rg++)
             assert_int_equal(pqt_rowgen_rg(piece, seed, next), 0);
-        feed_piece(st, piece, scratch, r);
+        bool ends = in_rg == o->row_group_max_rows || next == rows;
+        feed_piece(st, piece, scratch, ends && pqt_rng_below(r, 2) == 0, r);
         pq_rowgroup_reset(piece);
-        if (in_rg == o->row_group_max_rows || next == rows) {
+        if (ends) {
             assert_true(in_rg == 0 || pq_stream_held_bytes(st) > 0);
             finish_append(w, st, e, scratch[pqt_rng_below(r, SCRATCHES)]);
             in_rg = 0;
@@ -158,6 +162,118 @@ static void test_stream_pieces_give_the_classic_file_byte_for_byte(void **state)
     pq_schema_destroy(s);
 }
 
+/* A row group fed whole as the last piece keeps no copy of its rows in
+ * the stream (its pages are encoded from the piece): it holds less than
+ * the same piece fed as any other, and finishes to the same bytes. */
+static void test_stream_last_feed_copies_no_rows(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    pq_buf out[2];
+    pq_writer *w[2];
+    pq_stream *st[2];
+    pq_encoded *e = pq_encoded_new(), *scratch = pq_encoded_new();
+    pq_rowgroup *piece = NULL;
+    assert_int_equal(pq_rowgroup_new(&piece, s, &err), 0);
+    for (uint64_t r = 0; r < 200; r++)
+        assert_int_equal(pqt_rowgen_rg(piece, 7, r), 0);
+    size_t held[2];
+    for (int k = 0; k < 2; k++) {
+        w[k] = writer_open(s, &o, &out[k]);
+        assert_int_equal(pq_stream_new(&st[k], w[k], &err), 0);
+        assert_int_equal(pq_stream_begin(st[k], 0, &err), 0);
+        size_t n = pq_rowgroup_num_columns(piece);
+        assert_int_equal(k ? pq_stream_feed_last(st[k], piece, 0, n, scratch, &err)
+                           : pq_stream_feed(st[k], piece, 0, n, scratch, &err), 0);
+        pq_stream_add_rows(st[k], pq_rowgroup_rows(piece));
+        held[k] = pq_stream_held_bytes(st[k]);
+        finish_append(w[k], st[k], e, scratch);
+        pq_stream_destroy(st[k]);
+        writer_close(w[k]);
+    }
+    assert_true(held[1] < held[0]);
+    assert_int_equal(out[0].len, out[1].len);
+    assert_memory_equal(out[0].data, out[1].data, out[0].len);
+    for (int k = 0; k < 2; k++)
+        pq_buf_free(&out[k]);
+    pq_encoded_destroy(e);
+    pq_encoded_destroy(scratch);
+    pq_rowgroup_destroy(piece);
+    pq_schema_destroy(s);
+}
+
+/* One row group of 150 rows through st into a file of its own. */
+static void write_one(pq_schema *s, pq_writer *w, pq_stream *st)
+{
+    pq_err err = {0};
+    pq_rowgroup *piece = NULL;
+    pq_encoded *e = pq_encoded_new(), *scratch = pq_encoded_new();
+    assert_int_equal(pq_rowgroup_new(&piece, s, &err), 0);
+    for (uint64_t r = 0; r < 150; r++)
+        assert_int_equal(pqt_rowgen_rg(piece, 11, r), 0);
+    assert_int_equal(pq_stream_begin(st, 0, &err), 0);
+    assert_int_equal(pq_stream_feed(st, piece, 0, pq_rowgroup_num_columns(piece), scratch,
+                                    &err), 0);
+    pq_stream_add_rows(st, pq_rowgroup_rows(piece));
+    finish_append(w, st, e, scratch);
+    pq_encoded_destroy(e);
+    pq_encoded_destroy(scratch);
+    pq_rowgroup_destroy(piece);
+}
+
+/* A released stream's array serves the next file's stream when it has
+ * room for its leaves (the same struct comes back), and that file is the
+ * one a new stream writes; a shell with too little room is freed and a
+ * new stream made. */
+static void test_stream_released_shell_serves_the_next_file(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pqt_rowgen_schema(NULL), *one = pq_schema_new(NULL);
+    pq_node_spec leaf = {.name = "x", .repetition = PQ_REQUIRED, .type = PQ_INT64,
+                         .field_id = -1};
+    assert_true(pq_schema_add_leaf(one, 0, &leaf, &err) > 0);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    pq_buf out[3];
+    pq_writer *w[3];
+    pq_stream *st[3];
+    for (int k = 0; k < 3; k++)
+        w[k] = writer_open(s, &o, &out[k]);
+    assert_int_equal(pq_stream_new(&st[0], w[0], &err), 0);
+    write_one(s, w[0], st[0]);
+    pq_stream_release(st[0]);
+    assert_int_equal(pq_stream_new_in(&st[1], st[0], w[1], &err), 0);
+    assert_ptr_equal(st[1], st[0]);           /* the same array, taken over */
+    write_one(s, w[1], st[1]);
+    pq_stream_release(st[1]);
+    /* a shell of one leaf: too small for the next, freed (ASan: no leak) */
+    pq_buf small_out;
+    pq_writer *ws = writer_open(one, &o, &small_out);
+    pq_stream *small = NULL;
+    assert_int_equal(pq_stream_new(&small, ws, &err), 0);
+    pq_stream_release(small);
+    assert_int_equal(pq_stream_new_in(&st[2], small, w[2], &err), 0);
+    write_one(s, w[2], st[2]);
+    for (int k = 0; k < 3; k++)
+        writer_close(w[k]);
+    pq_stream_destroy(st[1]);
+    pq_stream_destroy(st[2]);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(out[k].len, out[0].len);
+        assert_memory_equal(out[k].data, out[0].data, out[0].len);
+    }
+    for (int k = 0; k < 3; k++)
+        pq_buf_free(&out[k]);
+    writer_close(ws);
+    pq_buf_free(&small_out);
+    pq_schema_destroy(s);
+    pq_schema_destroy(one);
+}
+
 /* A piece of another schema, or leaves out of range, are refused. */
 static void test_stream_refuses_what_it_cannot_feed(void **state)
 {
@@ -193,6 +309,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_pieces_give_the_classic_file_byte_for_byte),
+        cmocka_unit_test(test_stream_last_feed_copies_no_rows),
+        cmocka_unit_test(test_stream_released_shell_serves_the_next_file),
         cmocka_unit_test(test_stream_refuses_what_it_cannot_feed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

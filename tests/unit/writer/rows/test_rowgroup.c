@@ -101,6 +101,62 @@ static void test_rowgroup_move_all_rows_into_empty_destination(void **state)
     pq_schema_destroy(s);
 }
 
+/* A released row group serves another schema's rows (its schema freed
+ * meanwhile) as a fresh one would, in the same struct with its leaves'
+ * buffers kept; one of fewer leaves frees the others' buffers, and they
+ * are made again for more; a shell with room for fewer leaves than the
+ * schema has is freed (ASan: no leak) and a new row group made. */
+static void test_rowgroup_released_shell_takes_another_schema(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pqt_rowgen_schema(NULL), *t = pqt_rowgen_schema(NULL);
+    pq_schema *one = pq_schema_new(NULL);
+    pq_node_spec leaf = {.name = "x", .repetition = PQ_OPTIONAL, .type = PQ_BYTE_ARRAY,
+                         .field_id = -1};
+    assert_true(pq_schema_add_leaf(one, 0, &leaf, &err) > 0);
+    pq_rowgroup *rg = reference(s, SEED, 0, 300);
+    const uint8_t *def0 = pq_rowgroup_column(rg, 0)->def.data;
+    size_t room = pq_rowgroup_capacity(rg);
+    pq_rowgroup_release(rg);
+    pq_schema_destroy(s);        /* the shell references nothing */
+    pq_rowgroup *again = NULL;
+    assert_int_equal(pq_rowgroup_new_in(&again, rg, t, &err), 0);
+    assert_ptr_equal(again, rg);
+    assert_int_equal(pq_rowgroup_capacity(again), room);
+    if (def0 != NULL)
+        assert_ptr_equal(pq_rowgroup_column(again, 0)->def.data, def0);
+    pq_rowgroup *want = reference(t, SEED + 1, 0, 0);
+    assert_rg_equal(again, want);
+    put_rows(again, SEED + 1, 0, 120);
+    put_rows(want, SEED + 1, 0, 120);
+    assert_rg_equal(again, want);
+    /* fewer leaves: the others' buffers freed; more again: made again */
+    pq_rowgroup_release(again);
+    pq_rowgroup *small = NULL, *big = NULL;
+    assert_int_equal(pq_rowgroup_new_in(&small, again, one, &err), 0);
+    assert_ptr_equal(small, again);
+    assert_int_equal(pq_rowgroup_num_columns(small), 1);
+    assert_int_equal(pq_column_put_bytes(pq_rowgroup_column(small, 0), 0, "ab", 2), 0);
+    pq_rowgroup_end_row(small);
+    pq_rowgroup_release(small);
+    assert_int_equal(pq_rowgroup_new_in(&big, small, t, &err), 0);
+    put_rows(big, SEED + 2, 0, 50);
+    pq_rowgroup *want_big = reference(t, SEED + 2, 0, 50);
+    assert_rg_equal(big, want_big);
+    pq_rowgroup_destroy(big);
+    pq_rowgroup *narrow = rg_new(one), *wide = NULL;
+    pq_rowgroup_release(narrow);
+    assert_int_equal(pq_rowgroup_new_in(&wide, narrow, t, &err), 0);
+    put_rows(wide, SEED + 2, 0, 50);
+    assert_rg_equal(wide, want_big);
+    pq_rowgroup_destroy(wide);
+    pq_rowgroup_destroy(want_big);
+    pq_rowgroup_destroy(want);
+    pq_schema_destroy(t);
+    pq_schema_destroy(one);
+}
+
 /* Moving the first n of m rows: dst gets rows [0, n), src keeps [n, m)
  * at its front, for n at and around the edges. */
 static void test_rowgroup_move_first_rows_leaves_the_rest_in_front(void **state)
@@ -536,6 +592,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_column_put_copies_every_length),
         cmocka_unit_test(test_rowgroup_move_all_rows_into_empty_destination),
+        cmocka_unit_test(test_rowgroup_released_shell_takes_another_schema),
         cmocka_unit_test(test_rowgroup_move_first_rows_leaves_the_rest_in_front),
         cmocka_unit_test(test_rowgroup_move_into_non_empty_destination),
         cmocka_unit_test(test_rowgroup_source_keeps_working_after_a_partial_move),
