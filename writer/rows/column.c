@@ -100,6 +100,21 @@ int put_levels(pq_column *c, uint16_t rep, uint16_t def)
     return PQ_OK;
 }
 
+/* The fast puts' common end, once the caller has checked that the leaf
+ * is unrepeated and the definition levels have room: a present value's
+ * level (when the leaf has any) and the counts, a new row each. */
+static inline __attribute__((always_inline))
+void put_fast_present(pq_column *c)
+{
+    if (c->max_def > 0) {
+        memcpy(c->def.data + c->def.len, &c->max_def, sizeof c->max_def);
+        c->def.len += sizeof c->max_def;
+    }
+    c->n_levels++;
+    c->n_rows++;
+    c->n_values++;
+}
+
 /* A copy of a value's few bytes without a call to memcpy (whose call and
  * length dispatch cost more than the copy, for every value put): loads
  * and stores that overlap inside the n bytes, never past them. */
@@ -156,13 +171,7 @@ int put_fixed(pq_column *c, pq_physical_type want, uint16_t rep, const void *v, 
         return put_fixed_slow(c, want, rep, v, n);
     memcpy(c->values.data + c->values.len, v, n);
     c->values.len += n;
-    if (c->max_def > 0) {
-        memcpy(c->def.data + c->def.len, &c->max_def, sizeof c->max_def);
-        c->def.len += sizeof c->max_def;
-    }
-    c->n_levels++;
-    c->n_rows++;
-    c->n_values++;
+    put_fast_present(c);
     return PQ_OK;
 }
 
@@ -252,13 +261,7 @@ int pq_column_put_bytes(pq_column *c, uint16_t rep, const void *p, size_t len)
     const uint32_t end = (uint32_t)c->heap.len;
     memcpy(c->offsets.data + c->offsets.len, &end, sizeof end);
     c->offsets.len += sizeof end;
-    if (c->max_def > 0) {
-        memcpy(c->def.data + c->def.len, &c->max_def, sizeof c->max_def);
-        c->def.len += sizeof c->max_def;
-    }
-    c->n_levels++;
-    c->n_rows++;
-    c->n_values++;
+    put_fast_present(c);
     return PQ_OK;
 }
 
