@@ -187,7 +187,9 @@ static int small_value(size_t r, int kind, char *buf, size_t cap)
                 : snprintf(buf, cap, "v%zu", r % 5);
 }
 
-static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+/* A file of one optional string column with options o: `rows` rows of
+ * small_value (wide or SHORT), or nulls. */
+static void write_strings(pq_buf *out, size_t rows, int wide, bool nulls, const pq_writer_opts *o)
 {
     pq_err err = {0};
     pq_column_opts co;
@@ -196,24 +198,31 @@ static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int pa
     pq_node_spec leaf = {.name = "s", .repetition = PQ_OPTIONAL, .type = PQ_BYTE_ARRAY,
                          .logical = {.kind = PQ_LT_STRING}, .field_id = -1, .opts = &co};
     assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) >= 0);
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    o.page_version = page_version;
-    o.page_max_rows = PAGE_ROWS;
-    o.small_chunk_bytes = small;
     pq_writer *w = NULL;
-    if (pq_writer_open(&w, s, &o, pqt_mem_sink(out), &err) != 0)
+    if (pq_writer_open(&w, s, o, pqt_mem_sink(out), &err) != 0)
         fail_msg("open: %s", err.msg);
     char buf[64];
     for (size_t r = 0; r < rows; r++) {
+        pq_column *c = pq_writer_column(w, 0);
         int n = small_value(r, wide, buf, sizeof buf);
-        assert_int_equal(pq_column_put_bytes(pq_writer_column(w, 0), 0, buf, (size_t)n), 0);
+        assert_int_equal(nulls ? pq_column_put_null(c, 0, 0)
+                               : pq_column_put_bytes(c, 0, buf, (size_t)n), 0);
         assert_int_equal(pq_writer_end_row(w, &err), 0);
     }
     if (pq_writer_close(w, &err) != 0)
         fail_msg("close: %s", err.msg);
     pq_writer_destroy(w);
     pq_schema_destroy(s);
+}
+
+static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+{
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.page_version = page_version;
+    o.page_max_rows = PAGE_ROWS;
+    o.small_chunk_bytes = small;
+    write_strings(out, rows, wide, false, &o);
 }
 
 /* The codec of the file's one chunk; every value read back. */
@@ -282,32 +291,11 @@ static void test_small_chunk_uncompressed(void **state)
  * every row when nulls), pages of PAGE_ROWS rows. */
 static void write_column(pq_buf *out, size_t rows, bool nulls, int page_version)
 {
-    pq_err err = {0};
-    pq_column_opts co;
-    pq_column_opts_default(&co);
-    pq_schema *s = pq_schema_new(NULL);
-    pq_node_spec leaf = {.name = "s", .repetition = PQ_OPTIONAL, .type = PQ_BYTE_ARRAY,
-                         .logical = {.kind = PQ_LT_STRING}, .field_id = -1, .opts = &co};
-    assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) >= 0);
     pq_writer_opts o;
     pq_writer_opts_default(&o);
     o.page_version = page_version;
     o.page_max_rows = PAGE_ROWS;
-    pq_writer *w = NULL;
-    if (pq_writer_open(&w, s, &o, pqt_mem_sink(out), &err) != 0)
-        fail_msg("open: %s", err.msg);
-    char buf[64];
-    for (size_t r = 0; r < rows; r++) {
-        pq_column *c = pq_writer_column(w, 0);
-        int n = small_value(r, SHORT, buf, sizeof buf);
-        assert_int_equal(nulls ? pq_column_put_null(c, 0, 0)
-                               : pq_column_put_bytes(c, 0, buf, (size_t)n), 0);
-        assert_int_equal(pq_writer_end_row(w, &err), 0);
-    }
-    if (pq_writer_close(w, &err) != 0)
-        fail_msg("close: %s", err.msg);
-    pq_writer_destroy(w);
-    pq_schema_destroy(s);
+    write_strings(out, rows, SHORT, nulls, &o);
 }
 
 /* The chunk's data pages: how many, how many with Statistics in their
