@@ -21,6 +21,10 @@
  * Variant column whose members are all strings under keys its builder's
  * kept dictionary knows goes straight into the column's leaves
  * (direct_variant: vshred.c's vs_write_strings), without being built.
+ * The object of a struct column, nested structs included, is read field
+ * by field the same way (direct_struct), with the levels, nulls and
+ * absent fields the events would write; anything unusual in it drops
+ * what the column got in the row, and the parser reads the object.
  *
  * When the predicted key's value is not a scalar taken here (a container,
  * a null, an escape, a wrong type, a repeated key, a failed column), the
