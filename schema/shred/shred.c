@@ -252,6 +252,7 @@ void sh_shredder_destroy(sh_shredder *s)
     free(s->cols);
     free(s->frames);
     free(s->field_keys);
+    free(s->struct_keys);
     free(s->from_line);
     pq_buf_free(&s->seen);
     pq_buf_free(&s->scratch);

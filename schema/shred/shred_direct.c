@@ -21,6 +21,10 @@
  * Variant column whose members are all strings under keys its builder's
  * kept dictionary knows goes straight into the column's leaves
  * (direct_variant: vshred.c's vs_write_strings), without being built.
+ * The object of a struct column, nested structs included, is read field
+ * by field the same way (direct_struct), with the levels, nulls and
+ * absent fields the events would write; anything unusual in it drops
+ * what the column got in the row, and the parser reads the object.
  *
  * When the predicted key's value is not a scalar taken here (a container,
  * a null, an escape, a wrong type, a repeated key, a failed column), the
@@ -534,6 +538,126 @@ static int direct_variant(sh_shredder *s, int column, const char *c, const char 
     return vs_write_strings(&s->vshred, s->rg, t, &v, strs, kept, n_kept, 0, s->err);
 }
 
+/* Field j of struct t when its key is the one at `at` (compact or not):
+ * the value's first byte, else NULL. Only plain scalar and struct fields
+ * have keys here (any other field declines). */
+static inline const char *field_key_at(const sh_shredder *s, const sc_column *field,
+                                       const char *at, const char *end)
+{
+    const size_t leaf = (size_t)field->type->leaf;
+    if (leaf >= s->n_field_keys)
+        return NULL;
+    const sh_field_key *fk = field->type->kind == SC_STRUCT ? &s->struct_keys[leaf]
+                                                            : &s->field_keys[leaf];
+    if (fk->type != field->type)
+        return NULL;
+    return match_key(&fk->pat, at, end, fk->key, fk->key_len);
+}
+
+/* The field of t whose key opens at `at`, tried first at guess (writers
+ * keep the schema's order): its index, *v at its value; -1 for a key no
+ * field has here. */
+static int find_field(const sh_shredder *s, const sc_type *t, size_t guess, const char *at,
+                      const char *end, const char **v)
+{
+    if (guess < t->n_fields && (*v = field_key_at(s, &t->fields[guess], at, end)) != NULL)
+        return (int)guess;
+    for (size_t j = 0; j < t->n_fields; j++)
+        if (j != guess && (*v = field_key_at(s, &t->fields[j], at, end)) != NULL)
+            return (int)j;
+    return -1;
+}
+
+static int direct_struct(sh_shredder *s, int column, const sc_type *t, uint16_t rep,
+                         size_t depth, const char *c, const char *end, const char **next);
+
+/* The value at v of field f of a struct read by direct_struct: a null
+ * (shv_typed_value's nulls, for a nullable field), a plain scalar
+ * (direct_value, as fast_scalar's FAST_FIELD put) or a nested struct.
+ * SHV_MISMATCH for anything else, which would fail the column. */
+static int struct_value(sh_shredder *s, int column, const sc_column *f, uint16_t rep,
+                        size_t depth, const char *v, const char *end, const char **after)
+{
+    const sc_type *ft = f->type;
+    if (v < end && *v == 'n') {
+        if (f->required || end - v < 4 || memcmp(v, "null", 4) != 0)
+            return SHV_MISMATCH;
+        *after = v + 4;
+        return shv_nulls(s, ft, rep, (uint16_t)(ft->def - 1));
+    }
+    if (ft->kind == SC_STRUCT)
+        return v < end && *v == '{' ? direct_struct(s, column, ft, rep, depth + 1, v, end, after)
+                                    : SHV_MISMATCH;
+    return direct_value(s, ft, rep, v, end, after);
+}
+
+/* The object at c (its '{') as the value of struct t at rep, depth
+ * containers below the column's value: what the events would write
+ * (push_typed's seen flags, shv_typed_key's field per key, the values,
+ * shv_typed_end's nulls of absent fields), *next past the '}'. Compact
+ * JSON only. SHV_MISMATCH for anything that would take the general path
+ * elsewhere or fail the column (an unknown or repeated key, a wrong type,
+ * a null for a required field, a required field absent, whitespace, an
+ * escape, a container the parser's max_depth refuses): the caller then
+ * drops what the column got in this row. */
+static int direct_struct(sh_shredder *s, int column, const sc_type *t, uint16_t rep,
+                         size_t depth, const char *c, const char *end, const char **next)
+{
+    if (s->n_frames + depth >= s->parser.max_depth || pq_buf_reserve(&s->seen, t->n_fields) != 0)
+        return SHV_MISMATCH; /* too deep (the parser's error), or no memory (the parser's path) */
+    sh_frame f = {.mode = FM_TYPED, .is_object = true, .type = t, .rep = rep,
+                  .column = column, .seen_off = s->seen.len};
+    memset(s->seen.data + f.seen_off, 0, t->n_fields);
+    s->seen.len += t->n_fields;
+    const char *p = c + 1;
+    if (p < end && *p == '}')
+        p++;
+    else
+        for (size_t guess = 0;;) {
+            const char *v = NULL, *after = NULL;
+            const int j = p < end && *p == '"' ? find_field(s, t, guess, p, end, &v) : -1;
+            if (j < 0 || s->seen.data[f.seen_off + (size_t)j])
+                return SHV_MISMATCH;
+            s->seen.data[f.seen_off + (size_t)j] = 1;
+            guess = (size_t)j + 1;
+            int rc = struct_value(s, column, &t->fields[j], rep, depth, v, end, &after);
+            if (rc != 0)
+                return rc;
+            if (end - after >= 2 && after[0] == ',' && after[1] == '"') {
+                p = after + 1;
+                continue;
+            }
+            if (after == end || *after != '}')
+                return SHV_MISMATCH;
+            p = after + 1;
+            break;
+        }
+    for (size_t j = 0; j < t->n_fields; j++)
+        if (t->fields[j].required && !s->seen.data[f.seen_off + j])
+            return SHV_MISMATCH; /* shv_typed_end would fail the column */
+    *next = p;
+    return shv_typed_end(s, &f);
+}
+
+/* The object at c of a struct column (nothing of it yet in this row),
+ * read by direct_struct; on SHV_MISMATCH the column's leaves drop what
+ * it put, as direct_list's do, and the parser reads the object as
+ * events. */
+static __attribute__((noinline))
+int direct_struct_column(sh_shredder *s, int column, const char *c, const char *end,
+                         const char **next)
+{
+    const sc_type *t = s->spec->columns[column].type;
+    const size_t seen_len = s->seen.len;
+    int rc = direct_struct(s, column, t, 0, 0, c, end, next);
+    s->seen.len = seen_len;
+    if (rc == SHV_MISMATCH)
+        for (int l = t->leaf; l < t->leaf + t->n_leaves; l++)
+            pq_rowgroup_abort_leaf(s->rg, (size_t)l);
+    s->direct_objects += rc == 0;
+    return rc;
+}
+
 /* A member read by a direct path (rc its result, not SHV_MISMATCH): the
  * column's state as on_key and the value event would leave it. */
 static inline int took_member(sh_shredder *s, sh_colstate *cs, const sh_trie *child,
@@ -576,6 +700,13 @@ static int route_member(sh_shredder *s, sh_frame *top, const char *at, const cha
         sh_colstate *cs = &s->cols[child->column];
         int rc = cs->seen || cs->failed ? SHV_MISMATCH
                                         : direct_variant(s, child->column, v, end, next);
+        if (rc != SHV_MISMATCH)
+            return took_member(s, cs, child, at, v, rc);
+    } else if (child->column >= 0 && v < end && *v == '{' &&
+               s->spec->columns[child->column].type->kind == SC_STRUCT) {
+        sh_colstate *cs = &s->cols[child->column];
+        int rc = cs->seen || cs->failed ? SHV_MISMATCH
+                                        : direct_struct_column(s, child->column, v, end, next);
         if (rc != SHV_MISMATCH)
             return took_member(s, cs, child, at, v, rc);
     }
@@ -623,7 +754,8 @@ static int field_member(sh_shredder *s, sh_frame *top, const char *at, const cha
     return SHD_KEY;
 }
 
-/* The plain scalar fields of the structs under t, by leaf. */
+/* The plain scalar fields (field_keys) and struct-valued fields
+ * (struct_keys) of the structs under t, by (first) leaf. */
 static void add_field_keys(sh_shredder *s, const sc_type *t)
 {
     if (t->kind == SC_LIST || t->kind == SC_MAP) {
@@ -636,9 +768,10 @@ static void add_field_keys(sh_shredder *s, const sc_type *t)
         const sc_column *f = &t->fields[i];
         const char *name = f->path_len == 1 ? f->path[0] : f->name;
         const size_t len = strlen(name);
-        if (shv_is_plain_scalar(f->type) && is_lit(name, len) &&
-            (size_t)f->type->leaf < s->n_field_keys) {
-            sh_field_key *fk = &s->field_keys[f->type->leaf];
+        const bool plain = shv_is_plain_scalar(f->type);
+        if ((plain || f->type->kind == SC_STRUCT) && is_lit(name, len) &&
+            f->type->leaf >= 0 && (size_t)f->type->leaf < s->n_field_keys) {
+            sh_field_key *fk = &(plain ? s->field_keys : s->struct_keys)[f->type->leaf];
             *fk = (sh_field_key){.type = f->type, .key = name, .key_len = len};
             keypat_init(&fk->pat, name, len);
         }
@@ -659,7 +792,8 @@ int shd_setup(sh_shredder *s)
     trie_keypats(&s->root);
     s->n_field_keys = s->spec->n_leaves;
     s->field_keys = calloc(s->n_field_keys ? s->n_field_keys : 1, sizeof *s->field_keys);
-    if (s->field_keys == NULL)
+    s->struct_keys = calloc(s->n_field_keys ? s->n_field_keys : 1, sizeof *s->struct_keys);
+    if (s->field_keys == NULL || s->struct_keys == NULL)
         return PQ_ENOMEM;
     for (size_t i = 0; i < s->spec->n_columns; i++)
         add_field_keys(s, s->spec->columns[i].type);

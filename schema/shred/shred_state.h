@@ -167,12 +167,16 @@ struct sh_shredder {
                                     so a seen one needs nothing at the
                                     record's end (finish_columns) */
     sh_field_key *field_keys;    /* per leaf (shd_setup) */
+    sh_field_key *struct_keys;   /* struct-valued struct fields, by first
+                                    leaf (shd_setup; shred_direct.c) */
     size_t n_field_keys;
     const char *direct_declined; /* shred_direct.c: the key it last declined
                                     (the parser then reads it; asking again
                                     would decline again) */
     uint64_t direct_objects;     /* shred_direct.c: Variant objects written
-                                    without their builder (for tests) */
+                                    without their builder, and struct
+                                    column values without events (for
+                                    tests) */
     /* per record */
     pq_rowgroup *rg;
     pq_column *leaves;           /* rg's columns (pq_rowgroup_columns) */

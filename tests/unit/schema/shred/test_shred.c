@@ -308,6 +308,73 @@ static void test_shred_direct_variant_object_matches_event_path(void **state)
     rig_close(&off);
 }
 
+/* A struct column's object, nested struct included, read by the
+ * schema-directed parse (shred_direct.c's direct_struct) writes the
+ * levels and values the events write, and anything it does not take
+ * (an unknown, repeated or escaped key, whitespace, a null or absence of
+ * a required field, a wrong type) leaves the column as the events leave
+ * it: failed, the value in rest. Each line twice (the second with warm
+ * predictions), fast paths on and off; the levels are spelled out so a
+ * wrong level fails even if both paths agreed. */
+static void test_shred_direct_struct_matches_event_path(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {
+        "{\"c\":{\"ip\":\"a\",\"port\":1,\"g\":{\"country\":\"GB\",\"city\":\"L\"},\"id\":1}}",
+        "{\"c\":{\"id\":2,\"g\":{\"city\":\"P\"}}}",
+        "{\"c\":{\"id\":3,\"g\":null,\"ip\":null}}",
+        "{\"c\":{\"id\":4,\"zip\":1}}",
+        "{\"c\":{\"ip\":\"x\"}}",
+        "{\"c\":{}}",
+        "{\"c\":{\"id\":7,\"ip\":\"a\",\"ip\":\"b\"}}",
+        "{\"c\":{\"id\":8,\"g\":{\"country\":\"G\\u0042\"}}}",
+        "{\"c\":{\"id\":9},\"c\":{\"id\":10,\"ip\":\"z\"}}",
+        "{\"c\":{\"id\":11, \"port\":5}}",
+        "{\"c\":null}",
+        "{\"c\":{\"id\":12,\"g\":{}}}",
+        "{\"c\":{\"id\":null}}",
+        "{\"c\":{\"id\":14,\"g\":\"GB\",\"port\":\"5\"}}",
+    };
+    const char *yaml = "columns:\n"
+                       "  - name: c\n"
+                       "    type: struct\n"
+                       "    fields:\n"
+                       "      - {name: ip, type: string}\n"
+                       "      - {name: port, type: int32}\n"
+                       "      - name: g\n"
+                       "        type: struct\n"
+                       "        fields: [{name: country, type: string}, {name: city, type: string}]\n"
+                       "      - {name: id, type: int64, required: true}\n"
+                       "  - {name: rest, type: variant, from: \"*\"}\n";
+    rig on, off;
+    rig_open(&on, yaml);
+    rig_open(&off, yaml);
+    sh_shredder_set_fast(off.sh, false);
+    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
+        for (int twice = 0; twice < 2; twice++) {
+            int a = shred(&on, lines[k]), b = shred(&off, lines[k]);
+            assert_int_equal(a, b);
+        }
+    }
+    assert_int_equal(on.sh->direct_objects, 9);
+    assert_int_equal(off.sh->direct_objects, 0);
+    static const char *const ip = "2 2 1 1 1 1 0 0 0 0 0 0 0 0 1 1 2 2 1 1 0 0 1 1 0 0 0 0";
+    static const char *const country = "3 3 2 2 1 1 0 0 0 0 0 0 0 0 3 3 1 1 1 1 0 0 2 2 0 0 0 0";
+    expect_levels(&on, "c.ip", ip);
+    expect_levels(&off, "c.ip", ip);
+    expect_levels(&on, "c.g.country", country);
+    expect_levels(&off, "c.g.country", country);
+    expect_levels(&on, "c.id", "1 1 1 1 1 1 0 0 0 0 0 0 0 0 1 1 1 1 1 1 0 0 1 1 0 0 0 0");
+    assert_int_equal(i64_at(&on, "c.id", 0), 1);
+    expect_variant(&on, "rest", 6, "{\"c\":{\"id\":4,\"zip\":1}}");
+    assert_int_equal(pq_writer_close(on.w, &on.err), 0);
+    assert_int_equal(pq_writer_close(off.w, &off.err), 0);
+    assert_int_equal(on.out.len, off.out.len);
+    assert_memory_equal(on.out.data, off.out.data, on.out.len);
+    rig_close(&on);
+    rig_close(&off);
+}
+
 /* from: _index takes the index sh_set_index gave for the next line (a
  * bulk action's, beside the record), null without one; a record's own
  * "_index" field is just a field (here: in the rest). The built-in
@@ -552,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_shred_typed_scalars_and_missing_fields),
         cmocka_unit_test(test_shred_list_levels_distinguish_null_empty_and_null_element),
         cmocka_unit_test(test_shred_struct_with_list_and_map),
+        cmocka_unit_test(test_shred_direct_struct_matches_event_path),
         cmocka_unit_test(test_shred_rest_keeps_unmatched_fields_with_their_nesting),
         cmocka_unit_test(test_shred_mismatch_goes_to_rest),
         cmocka_unit_test(test_shred_rejects_without_rest_and_leaves_no_trace),
