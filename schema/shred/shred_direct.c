@@ -20,7 +20,10 @@
  * (the default schema: all to the rest column). The object of a shredded
  * Variant column whose members are all strings under keys its builder's
  * kept dictionary knows goes straight into the column's leaves
- * (direct_variant: vshred.c's vs_write_strings), without being built.
+ * (direct_variant: vshred.c's vs_write_strings), without being built;
+ * its keys are predicted too, from a per-column cache of keys met with
+ * their dictionary ids and shred fields (sh_vcache), emptied whenever the
+ * builder's dictionary renumbers or resets.
  * The object of a struct column, nested structs included, is read field
  * by field the same way (direct_struct), with the levels, nulls and
  * absent fields the events would write; anything unusual in it drops
