@@ -252,6 +252,9 @@ void sh_shredder_destroy(sh_shredder *s)
     free(s->cols);
     free(s->frames);
     free(s->field_keys);
+    for (size_t i = 0; s->vcache && i < s->spec->n_columns; i++)
+        free(s->vcache[i]);
+    free(s->vcache);
     free(s->struct_keys);
     free(s->from_line);
     pq_buf_free(&s->seen);

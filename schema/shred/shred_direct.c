@@ -20,7 +20,10 @@
  * (the default schema: all to the rest column). The object of a shredded
  * Variant column whose members are all strings under keys its builder's
  * kept dictionary knows goes straight into the column's leaves
- * (direct_variant: vshred.c's vs_write_strings), without being built.
+ * (direct_variant: vshred.c's vs_write_strings), without being built;
+ * its keys are predicted too, from a per-column cache of keys met with
+ * their dictionary ids and shred fields (sh_vcache), emptied whenever the
+ * builder's dictionary renumbers or resets.
  * The object of a struct column, nested structs included, is read field
  * by field the same way (direct_struct), with the levels, nulls and
  * absent fields the events would write; anything unusual in it drops
@@ -447,40 +450,123 @@ int direct_list(sh_shredder *s, const sc_type *t, const char *c, const char *end
     }
 }
 
-/* Most members direct_variant reads in one object, and most fields
- * of the shred tree it writes. */
-#define SHD_VMAX 32
+/* scan_strings's previous key: none yet (the next is predicted as the
+ * object's first), or one not in the cache (no prediction). */
+#define SHD_VSTART SHD_VMAX
+#define SHD_VNONE (SHD_VMAX + 1)
+
+/* The cache entry of the key at p (its opening quote), *v at its value:
+ * first the entry that followed entry prev last time (one compare: the
+ * keys of one source repeat their order), then any entry. SHD_VMAX when
+ * no entry has that key. */
+static inline size_t known_key(const sh_vcache *vc, size_t prev, const char *p, const char *end,
+                               const char **v)
+{
+    const size_t g = prev == SHD_VSTART ? vc->first : prev < vc->n ? vc->keys[prev].next
+                                                                   : SHD_VMAX;
+    if (g < vc->n && (*v = match_key(&vc->keys[g].pat, p, end, vc->keys[g].key,
+                                     vc->keys[g].key_len)) != NULL)
+        return g;
+    for (size_t i = 0; i < vc->n; i++)
+        if (i != g && (*v = match_key(&vc->keys[i].pat, p, end, vc->keys[i].key,
+                                      vc->keys[i].key_len)) != NULL)
+            return i;
+    return SHD_VMAX;
+}
+
+/* Key name (its id and shred field found the slow way) as a cache entry:
+ * its index, or SHD_VMAX when it takes none (too long for a pattern, not
+ * literal, or the cache full). */
+static size_t learn_key(sh_vcache *vc, const char *name, size_t len, uint32_t id, int f)
+{
+    for (size_t i = 0; i < vc->n; i++)
+        if (vc->keys[i].id == id)
+            return i; /* met before with another spelling (whitespace) */
+    if (vc->n == SHD_VMAX || len + 3 > sizeof vc->keys[0].key)
+        return SHD_VMAX;
+    sh_vkey *e = &vc->keys[vc->n];
+    keypat_init(&e->pat, name, len);
+    if (e->pat.n_words == 0)
+        return SHD_VMAX;
+    memcpy(e->key, name, len);
+    e->key_len = (uint8_t)len;
+    e->id = id;
+    e->field = (int16_t)f;
+    e->next = SHD_VMAX;
+    e->object = 0;
+    return vc->n++;
+}
+
+/* The member key at p: its dictionary id in *id, shred field in *f (-1
+ * none), *v at its value, and its cache entry in *e (SHD_VNONE: none);
+ * false for a key the dictionary lacks, a repeated key or an escape.
+ * prev_id: the key before it (UINT32_MAX: none), ids[0..n) the object's
+ * keys so far. */
+static inline bool member_key(sh_shredder *s, const sc_shred *sh, const vr_builder *b,
+                              sh_vcache *vc, size_t *e, const char *p, const char *end,
+                              const char **v, const uint32_t *ids, size_t n, size_t guess,
+                              uint32_t *id, int *f)
+{
+    size_t i = known_key(vc, *e, p, end, v);
+    if (i == SHD_VMAX) {
+        const char *k = any_key(s, p, end, v);
+        const size_t len = k ? (size_t)(k - p - 1) : 0;
+        if (k == NULL || !vr_dict_find(b, n ? ids[n - 1] : UINT32_MAX, p + 1, len, id))
+            return false;
+        *f = sc_shred_field_index(sh, p + 1, len, guess);
+        i = learn_key(vc, p + 1, len, *id, *f);
+        if (i == SHD_VMAX) { /* never cached: its repeats come here too */
+            for (size_t j = 0; j < n; j++)
+                if (ids[j] == *id)
+                    return false;
+            *e = SHD_VNONE;
+            return true;
+        }
+    }
+    sh_vkey *k = &vc->keys[i];
+    if (k->object == vc->object)
+        return false; /* repeated */
+    k->object = vc->object;
+    *id = k->id;
+    *f = k->field;
+    if (*e == SHD_VSTART)
+        vc->first = (uint8_t)i;
+    else if (*e < vc->n)
+        vc->keys[*e].next = (uint8_t)i;
+    *e = i;
+    return true;
+}
 
 /* The members of the JSON object at c (its '{') read as strings into
  * strs (by shred field) and kept (the others, ascending ids), their
  * dictionary ids in ids: the number of members, *next past the '}', or
  * -1 for anything else (a key the dictionary lacks, a value not a plain
  * string, a string for a field that is not a string node, a repeated
- * key, whitespace, escapes, more than SHD_VMAX members). */
-static int scan_strings(sh_shredder *s, const sc_shred *sh, const vr_builder *b, const char *c,
-                        const char *end, vr_str *strs, vs_kept *kept, size_t *n_kept,
-                        uint32_t *ids, const char **next)
+ * key, whitespace, escapes, more than SHD_VMAX members). Keys are found
+ * through vc (member_key), which must be for b's dictionary. */
+static int scan_strings(sh_shredder *s, const sc_shred *sh, const vr_builder *b, sh_vcache *vc,
+                        const char *c, const char *end, vr_str *strs, vs_kept *kept,
+                        size_t *n_kept, uint32_t *ids, const char **next)
 {
-    size_t n = 0, guess = 0;
+    size_t n = 0, guess = 0, e = SHD_VSTART;
     const char *p = c + 1;
     if (p < end && *p == '}') {
         *next = p + 1;
         return 0;
     }
+    vc->object++;
     for (;;) {
-        const char *v, *k = p < end && *p == '"' ? any_key(s, p, end, &v) : NULL;
-        if (k == NULL || n == SHD_VMAX || v == end || *v != '"')
+        const char *v = NULL;
+        uint32_t id;
+        int f;
+        if (n == SHD_VMAX || p == end || *p != '"' ||
+            !member_key(s, sh, b, vc, &e, p, end, &v, ids, n, guess, &id, &f) || v == end ||
+            *v != '"')
             return -1;
         const char *q = plain_string(s, v, end);
-        const size_t len = (size_t)(k - p - 1);
-        uint32_t id;
-        if (q == NULL || !vr_dict_find(b, n ? ids[n - 1] : UINT32_MAX, p + 1, len, &id))
+        if (q == NULL)
             return -1;
-        for (size_t i = 0; i < n; i++)
-            if (ids[i] == id)
-                return -1;
         ids[n++] = id;
-        const int f = sc_shred_field_index(sh, p + 1, len, guess);
         const vr_str str = {v + 1, (size_t)(q - v - 1)};
         if (f < 0) {
             size_t i = (*n_kept)++;
@@ -507,6 +593,23 @@ static int scan_strings(sh_shredder *s, const sc_shred *sh, const vr_builder *b,
     }
 }
 
+/* Column's key cache (made on first use) for builder b, emptied when b's
+ * dictionary is another than the one its ids are from; NULL: no memory. */
+static sh_vcache *vcache_of(sh_shredder *s, int column, const vr_builder *b)
+{
+    if (s->vcache == NULL && (s->vcache = calloc(s->spec->n_columns, sizeof *s->vcache)) == NULL)
+        return NULL;
+    sh_vcache *vc = s->vcache[column];
+    if (vc == NULL && (vc = s->vcache[column] = calloc(1, sizeof *vc)) == NULL)
+        return NULL;
+    if (vc->epoch != vr_builder_dict_epoch(b)) {
+        vc->epoch = vr_builder_dict_epoch(b);
+        vc->n = 0;
+        vc->first = SHD_VMAX;
+    }
+    return vc;
+}
+
 /* The object value at c of a shredded Variant column (t->shred an
  * object node) whose members are all strings, straight into its leaves:
  * what the parser's events, the column's builder and vs_write would
@@ -523,13 +626,16 @@ static int direct_variant(sh_shredder *s, int column, const char *c, const char 
     if (sh == NULL || sh->kind != SC_SHRED_OBJECT || sh->n_fields > SHD_VMAX || b == NULL ||
         !vr_builder_meta_kept(b) || s->n_frames >= s->parser.max_depth)
         return SHV_MISMATCH;
+    sh_vcache *vc = vcache_of(s, column, b);
+    if (vc == NULL)
+        return SHV_MISMATCH;
     vr_str strs[SHD_VMAX];
     vs_kept kept[SHD_VMAX];
     uint32_t ids[SHD_VMAX];
     size_t n_kept = 0;
     for (size_t f = 0; f < sh->n_fields; f++)
         strs[f] = (vr_str){NULL, 0};
-    const int n = scan_strings(s, sh, b, c, end, strs, kept, &n_kept, ids, next);
+    const int n = scan_strings(s, sh, b, vc, c, end, strs, kept, &n_kept, ids, next);
     if (n < 0)
         return SHV_MISMATCH;
     vr_variant v;

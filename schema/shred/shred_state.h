@@ -130,6 +130,34 @@ typedef struct sh_field_key {
     sh_keypat pat;
 } sh_field_key;
 
+/* Most members shred_direct.c's direct_variant reads in one object,
+ * and most fields of the shred tree it writes. */
+#define SHD_VMAX 32
+
+/* A key of a shredded Variant column's objects as direct_variant last
+ * met it: its `"key":` pattern and bytes, its dictionary id and shred
+ * field, so the next record's same key costs one compare instead of a
+ * dictionary look-up and a field search. */
+typedef struct sh_vkey {
+    sh_keypat pat;
+    char key[32];
+    uint8_t key_len;
+    uint8_t next;                /* the entry after it last time; SHD_VMAX none */
+    int16_t field;               /* sc_shred_field_index, -1 none */
+    uint32_t id;
+    uint64_t object;             /* sh_vcache.object it was last read in */
+} sh_vkey;
+
+/* A Variant column's known keys, valid while its builder's dictionary
+ * keeps its ids (vr_builder_dict_epoch is epoch): a dictionary reset or
+ * renumbering empties it before its ids are used. */
+typedef struct sh_vcache {
+    uint64_t epoch;
+    uint64_t object;             /* objects read, for repeated keys */
+    uint8_t n, first;            /* first: entry of the first key last time */
+    sh_vkey keys[SHD_VMAX];
+} sh_vcache;
+
 /* Per top-level column state for the current record. */
 typedef struct sh_colstate {
     bool seen;
@@ -170,6 +198,9 @@ struct sh_shredder {
     sh_field_key *struct_keys;   /* struct-valued struct fields, by first
                                     leaf (shd_setup; shred_direct.c) */
     size_t n_field_keys;
+    sh_vcache **vcache;          /* per column, shred_direct.c's known
+                                    keys of a shredded Variant (made on
+                                    first use) */
     const char *direct_declined; /* shred_direct.c: the key it last declined
                                     (the parser then reads it; asking again
                                     would decline again) */

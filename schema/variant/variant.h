@@ -194,6 +194,13 @@ void vr_builder_forget_dict(vr_builder *b);
  * (vr_builder_reset would keep them). Then the ids vr_dict_find gives are
  * the metadata's, in key-name order. */
 bool vr_builder_meta_kept(const vr_builder *b);
+/* Counts the builder's dictionaries: ids found by vr_dict_find name the
+ * same keys for as long as it stays the same (a reset or a renumbering
+ * changes it). */
+static inline uint64_t vr_builder_dict_epoch(const vr_builder *b)
+{
+    return b->dict_epoch;
+}
 /* The id of key name in the dictionary; false when it has none. Changes
  * nothing. prev: the id of the key before it in its object, UINT32_MAX
  * for the first key of a root object (a hint, tried first). */

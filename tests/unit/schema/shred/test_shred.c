@@ -308,6 +308,76 @@ static void test_shred_direct_variant_object_matches_event_path(void **state)
     rig_close(&off);
 }
 
+/* direct_variant finds a known key by one compare with the key that
+ * followed the previous one last time, its dictionary id and shred field
+ * cached (shred_direct.c's sh_vcache): a key in another order than the
+ * last record's, a key missing or added, a repeated key (cached, kept or
+ * too long for the cache), and dictionaries that give the same keys other
+ * ids (a key sorted in before them, in the same batch or after a new
+ * batch's reset) must still write the event path's bytes. */
+static void test_shred_direct_variant_key_cache_matches_event_path(void **state)
+{
+    (void)state;
+#define LONGK "a-key-far-too-long-for-the-cache-pattern"
+    static const char *const batch1[] = {
+        "{\"h\":{\"host\":\"a\",\"accept\":\"b\",\"x-b\":\"c\"}}",
+        "{\"h\":{\"host\":\"d\",\"accept\":\"e\",\"x-b\":\"f\"}}",
+        "{\"h\":{\"accept\":\"g\",\"x-b\":\"h\",\"host\":\"i\"}}",
+        "{\"h\":{\"host\":\"j\",\"x-b\":\"k\"}}",
+        "{\"h\":{\"host\":\"l\",\"accept\":\"m\",\"x-b\":\"n\",\"x-c\":\"o\"}}",
+        "{\"h\":{\"host\":\"p\",\"accept\":\"q\",\"x-b\":\"r\",\"x-c\":\"s\"}}",
+        /* a-0 sorts first: x-b and x-c get other ids */
+        "{\"h\":{\"host\":\"t\",\"accept\":\"u\",\"x-b\":\"v\",\"x-c\":\"w\",\"a-0\":\"x\"}}",
+        "{\"h\":{\"host\":\"y\",\"accept\":\"z\",\"x-b\":\"A\",\"x-c\":\"B\"}}",
+        "{\"h\":{\"host\":\"C\",\"x-b\":\"D\",\"x-c\":\"E\",\"" LONGK "\":\"F\"}}",
+        "{\"h\":{\"host\":\"G\",\"x-b\":\"H\",\"x-c\":\"I\",\"" LONGK "\":\"J\"}}",
+        "{\"h\":{\"host\":\"K\",\"x-b\":\"L\",\"host\":\"M\"}}",
+        "{\"h\":{\"host\":\"N\",\"x-b\":\"O\",\"x-c\":\"P\",\"" LONGK "\":\"Q\"}}",
+        "{\"h\":{\"x-b\":\"R\",\"host\":\"S\",\"x-b\":\"T\"}}",
+        "{\"h\":{\"host\":\"U\",\"x-b\":\"V\",\"x-c\":\"W\",\"" LONGK "\":\"X\"}}",
+        "{\"h\":{\"" LONGK "\":\"Y\",\"host\":\"Z\",\"" LONGK "\":\"0\"}}",
+    };
+    static const char *const batch2[] = {
+        "{\"h\":{\"host\":\"K\",\"x-c\":\"L\"}}",
+        "{\"h\":{\"host\":\"M\",\"x-c\":\"N\"}}",
+        "{\"h\":{\"host\":\"O\",\"0\":\"P\",\"x-c\":\"Q\"}}", /* new dictionary */
+        "{\"h\":{\"host\":\"R\",\"x-c\":\"S\"}}",
+        "{\"h\":{\"accept\":\"T\",\"x-c\":\"U\"}}",
+        "{\"h\":{\"accept\":\"V\",\"x-c\":\"W\"}}",
+    };
+    const char *yaml = "columns:\n"
+                       "  - name: h\n"
+                       "    type: variant\n"
+                       "    shred: {host: string, accept: string}\n"
+                       "  - {name: rest, type: variant, from: \"*\"}\n";
+    rig on, off;
+    rig_open(&on, yaml);
+    rig_open(&off, yaml);
+    sh_shredder_set_fast(off.sh, false);
+    for (size_t k = 0; k < sizeof batch1 / sizeof batch1[0]; k++) {
+        int a = shred(&on, batch1[k]), b = shred(&off, batch1[k]);
+        assert_int_equal(a, b);
+        assert_string_equal(on.err.msg, off.err.msg);
+    }
+    const uint64_t first = on.sh->direct_objects;
+    sh_shredder_new_batch(on.sh);
+    sh_shredder_new_batch(off.sh);
+    for (size_t k = 0; k < sizeof batch2 / sizeof batch2[0]; k++) {
+        int a = shred(&on, batch2[k]), b = shred(&off, batch2[k]);
+        assert_int_equal(a, b);
+    }
+    assert_true(first >= 6);
+    assert_true(on.sh->direct_objects >= first + 3);
+    assert_int_equal(off.sh->direct_objects, 0);
+    assert_int_equal(pq_writer_close(on.w, &on.err), 0);
+    assert_int_equal(pq_writer_close(off.w, &off.err), 0);
+    assert_int_equal(on.out.len, off.out.len);
+    assert_memory_equal(on.out.data, off.out.data, on.out.len);
+    rig_close(&on);
+    rig_close(&off);
+#undef LONGK
+}
+
 /* A struct column's object, nested struct included, read by the
  * schema-directed parse (shred_direct.c's direct_struct) writes the
  * levels and values the events write, and anything it does not take
@@ -632,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_shred_direct_numbers_match_event_path),
         cmocka_unit_test(test_shred_direct_integers_match_event_path),
         cmocka_unit_test(test_shred_direct_variant_object_matches_event_path),
+        cmocka_unit_test(test_shred_direct_variant_key_cache_matches_event_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
