@@ -40,9 +40,11 @@ int pq_buf_reserve_slow(pq_buf *b, size_t extra)
     size_t need = b->len + extra;
     if (b->data != NULL && need <= b->cap)
         return PQ_OK; /* exactly full: pq_buf_reserve's test is strict */
+    /* at least double (appends stay amortised O(1)); a reservation for
+     * more is taken as asked, not rounded up to a power of two times cap */
     size_t cap = b->cap ? b->cap : 64;
-    while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    cap = cap < need ? need : cap;
     uint8_t *p = realloc(b->data, cap);
     if (p == NULL)
         return PQ_ENOMEM;

@@ -78,6 +78,7 @@ enum { PL_MARK_NONE, PL_MARK_CLOSE, PL_MARK_FLUSH, PL_MARK_TICK };
  * output: the current file's is in pl_pipeline, the others' here). */
 typedef struct pl_asm {
     pq_rowgroup *cur_rg;
+    bool cur_reserved;           /* cur_rg was reserved for the rows it is expected to reach */
     int64_t rg_started_us;
     bool rg_open;
     uint64_t rg_rows;
@@ -281,6 +282,7 @@ struct pl_pipeline {
     /* assembly state (assembly token) */
     pl_file *cur_file;
     pq_rowgroup *cur_rg;
+    bool cur_reserved;           /* partitioned: see route_reserve (stages.c) */
     int64_t rg_started_us;       /* monotonic */
     bool rg_open;                /* a row group has segments queued */
     uint64_t rg_rows;            /* rows of the row group in queued segments */

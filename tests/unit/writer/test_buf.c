@@ -24,6 +24,25 @@ static void test_buf_append_grows_and_keeps_bytes(void **state)
     pq_buf_free(&b);
 }
 
+/* A reservation past twice the capacity is taken as asked (a segment
+ * reserved for its expected rows must not get up to twice that); a small
+ * one still doubles, so appends stay amortised. */
+static void test_buf_reserve_takes_large_as_asked_small_doubles(void **state)
+{
+    (void)state;
+    pq_buf b;
+    pq_buf_init(&b);
+    assert_int_equal(pq_buf_reserve(&b, 100000), 0);
+    assert_int_equal(b.cap, 100000);
+    b.len = b.cap;
+    assert_int_equal(pq_buf_reserve(&b, 1), 0);
+    assert_int_equal(b.cap, 200000);
+    b.len = b.cap;
+    assert_int_equal(pq_buf_reserve(&b, 300000), 0);
+    assert_int_equal(b.cap, 500000);
+    pq_buf_free(&b);
+}
+
 /* ULEB128 examples from the Thrift compact protocol spec: 300 = AC 02. */
 static void test_buf_uvarint_300_is_ac_02(void **state)
 {
@@ -81,6 +100,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buf_append_grows_and_keeps_bytes),
+        cmocka_unit_test(test_buf_reserve_takes_large_as_asked_small_doubles),
         cmocka_unit_test(test_buf_uvarint_300_is_ac_02),
         cmocka_unit_test(test_buf_zigzag_maps_sign_to_low_bit),
         cmocka_unit_test(test_err_set_formats_message),
