@@ -15,7 +15,7 @@
 /* A `_bulk` record's Elasticsearch index travels in its source, after
  * this tag ("tcp:192.0.2.7:5123 _index=logs": daemon/ingest/http_bulk.c),
  * through the spool and the batch to the shredder's from: _index columns
- * (stages.c). */
+ * (shredstage.c). */
 #define PL_INDEX_TAG " _index="
 
 /* One framed line in a batch. */

@@ -3,8 +3,8 @@
  * failure, the buffered-bytes accounting, and what owners ask of it
  * (drain, wait, stats, finished files).
  *
- * The bottom of the pipeline: the stages (stages.c, outfile.c,
- * autoshred.c) and the workers (workers.c) call it; it calls none of
+ * The bottom of the pipeline: the stages (shredstage.c, stages.c,
+ * outfile.c, autoshred.c) and the workers (workers.c) call it; it calls none of
  * them. The worker threads, submission and the life cycle are workers.c.
  *
  * Threads: any; "lock held" below means the pipeline's mutex p->mu.

@@ -1,13 +1,15 @@
 /* pipeline_int.h - the pipeline's state, shared by pipeline.c (pools,
  * failure, accounting), workers.c (worker threads, queues, life cycle),
- * stages.c (shred, assemble, write), outfile.c (output files) and
- * autoshred.c (each file's own layout). Nothing outside the pipeline
- * includes it.
+ * shredstage.c (shred), stages.c (assemble, write), outfile.c (output
+ * files) and autoshred.c (each file's own layout). Nothing outside the
+ * pipeline includes it.
  *
- * Who calls whom: workers.c calls stages.c, outfile.c, autoshred.c and
- * pipeline.c; stages.c calls outfile.c, autoshred.c and pipeline.c;
- * outfile.c calls autoshred.c. No call goes back up, and pipeline.c (the
- * state's own operations) calls none of them. */
+ * Who calls whom: workers.c calls shredstage.c, stages.c, outfile.c,
+ * autoshred.c and pipeline.c; shredstage.c calls none of them (only the
+ * batch, the shredder and the key extractor); stages.c calls outfile.c,
+ * autoshred.c and pipeline.c; outfile.c calls autoshred.c. No call goes
+ * back up, and pipeline.c (the state's own operations) calls none of
+ * them. */
 #ifndef PQ_PIPELINE_INT_H
 #define PQ_PIPELINE_INT_H
 
@@ -357,11 +359,23 @@ void pl_pools_free(pl_pipeline *p);
  * gives; nothing otherwise. */
 void pl_check_idle_sums(const pl_pipeline *p);
 
-/* stages.c */
+/* A partition key's hash (FNV-1a): the batch's key groups (shredstage.c)
+ * and the open files by key (stages.c). */
+static inline uint64_t pl_key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 1099511628211u;
+    return h;
+}
+
+/* shredstage.c */
 /* The metric label (`reason`) of a shredder's reject code. */
 dm_reject pl_reject_reason(sh_reject why);
 /* No lock: shreds b with the worker's shredder. */
 void pl_shred_batch(pl_pipeline *p, pl_worker *wk, pl_batch *b);
+
+/* stages.c */
 /* Lock held on entry and exit; takes the assembly token and assembles
  * every batch that is ready, in order. */
 void pl_assemble_run(pl_pipeline *p);

@@ -2,8 +2,8 @@
  * (pipeline.h has the stages and the threads that run them), submission,
  * and the pipeline's life cycle (pl_new, pl_destroy).
  *
- * The top of the pipeline: it calls the stages (stages.c, outfile.c,
- * autoshred.c) and the shared state's operations (pipeline.c); none of
+ * The top of the pipeline: it calls the stages (shredstage.c, stages.c,
+ * outfile.c, autoshred.c) and the shared state's operations (pipeline.c); none of
  * them calls back into it.
  *
  * One mutex guards the queues; the work itself runs outside it. Two
