@@ -61,6 +61,37 @@ static int shred(rig *r, const char *line)
     return rc == 0 ? pq_writer_check_limits(r->w, &r->err) : rc;
 }
 
+/* Two rigs of one schema for the differential tests: on with the
+ * shredder's fast paths (shred_direct.c), off with the events only. */
+static void rig_open_pair(rig *on, rig *off, const char *yaml)
+{
+    rig_open(on, yaml);
+    rig_open(off, yaml);
+    sh_shredder_set_fast(off->sh, false);
+}
+
+/* Each of the n lines into both rigs, `passes` times in a row (the later
+ * passes with warm predictions): the same result and message. */
+static void shred_both(rig *on, rig *off, const char *const *lines, size_t n, int passes)
+{
+    for (size_t k = 0; k < n; k++) {
+        for (int pass = 0; pass < passes; pass++) {
+            int a = shred(on, lines[k]), b = shred(off, lines[k]);
+            assert_int_equal(a, b);
+            assert_string_equal(on->err.msg, off->err.msg);
+        }
+    }
+}
+
+/* Both rigs' files closed: byte for byte the same. */
+static void expect_same_file(rig *on, rig *off)
+{
+    assert_int_equal(pq_writer_close(on->w, &on->err), 0);
+    assert_int_equal(pq_writer_close(off->w, &off->err), 0);
+    assert_int_equal(on->out.len, off->out.len);
+    assert_memory_equal(on->out.data, off->out.data, on->out.len);
+}
+
 static const pq_column *leaf(rig *r, const char *path)
 {
     for (size_t i = 0; i < pq_schema_num_leaves(r->ps); i++)
@@ -168,9 +199,7 @@ static void test_shred_direct_numbers_match_event_path(void **state)
                        "  - {name: i, type: int16}\n"
                        "  - {name: rest, type: variant, from: \"*\"}\n";
     rig on, off;
-    rig_open(&on, yaml);
-    rig_open(&off, yaml);
-    sh_shredder_set_fast(off.sh, false);
+    rig_open_pair(&on, &off, yaml);
     char line[128];
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
         snprintf(line, sizeof line, "{\"d\":%s,\"i\":%s}", nums[k], ints[k % 6]);
@@ -220,9 +249,7 @@ static void test_shred_direct_integers_match_event_path(void **state)
                        "  - {name: u, type: uint16}\n"
                        "  - {name: rest, type: variant, from: \"*\"}\n";
     rig on, off;
-    rig_open(&on, yaml);
-    rig_open(&off, yaml);
-    sh_shredder_set_fast(off.sh, false);
+    rig_open_pair(&on, &off, yaml);
     char line[256];
     const size_t n = sizeof ints / sizeof ints[0];
     for (size_t k = 0; k < n; k++) {
@@ -288,22 +315,11 @@ static void test_shred_direct_variant_object_matches_event_path(void **state)
                        " d: {x: int32}}\n"
                        "  - {name: rest, type: variant, from: \"*\"}\n";
     rig on, off;
-    rig_open(&on, yaml);
-    rig_open(&off, yaml);
-    sh_shredder_set_fast(off.sh, false);
-    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
-        for (int twice = 0; twice < 2; twice++) {
-            int a = shred(&on, lines[k]), b = shred(&off, lines[k]);
-            assert_int_equal(a, b);
-            assert_string_equal(on.err.msg, off.err.msg);
-        }
-    }
+    rig_open_pair(&on, &off, yaml);
+    shred_both(&on, &off, lines, sizeof lines / sizeof lines[0], 2);
     assert_true(on.sh->direct_objects >= 8);
     assert_int_equal(off.sh->direct_objects, 0);
-    assert_int_equal(pq_writer_close(on.w, &on.err), 0);
-    assert_int_equal(pq_writer_close(off.w, &off.err), 0);
-    assert_int_equal(on.out.len, off.out.len);
-    assert_memory_equal(on.out.data, off.out.data, on.out.len);
+    expect_same_file(&on, &off);
     rig_close(&on);
     rig_close(&off);
 }
@@ -351,28 +367,16 @@ static void test_shred_direct_variant_key_cache_matches_event_path(void **state)
                        "    shred: {host: string, accept: string}\n"
                        "  - {name: rest, type: variant, from: \"*\"}\n";
     rig on, off;
-    rig_open(&on, yaml);
-    rig_open(&off, yaml);
-    sh_shredder_set_fast(off.sh, false);
-    for (size_t k = 0; k < sizeof batch1 / sizeof batch1[0]; k++) {
-        int a = shred(&on, batch1[k]), b = shred(&off, batch1[k]);
-        assert_int_equal(a, b);
-        assert_string_equal(on.err.msg, off.err.msg);
-    }
+    rig_open_pair(&on, &off, yaml);
+    shred_both(&on, &off, batch1, sizeof batch1 / sizeof batch1[0], 1);
     const uint64_t first = on.sh->direct_objects;
     sh_shredder_new_batch(on.sh);
     sh_shredder_new_batch(off.sh);
-    for (size_t k = 0; k < sizeof batch2 / sizeof batch2[0]; k++) {
-        int a = shred(&on, batch2[k]), b = shred(&off, batch2[k]);
-        assert_int_equal(a, b);
-    }
+    shred_both(&on, &off, batch2, sizeof batch2 / sizeof batch2[0], 1);
     assert_true(first >= 6);
     assert_true(on.sh->direct_objects >= first + 3);
     assert_int_equal(off.sh->direct_objects, 0);
-    assert_int_equal(pq_writer_close(on.w, &on.err), 0);
-    assert_int_equal(pq_writer_close(off.w, &off.err), 0);
-    assert_int_equal(on.out.len, off.out.len);
-    assert_memory_equal(on.out.data, off.out.data, on.out.len);
+    expect_same_file(&on, &off);
     rig_close(&on);
     rig_close(&off);
 #undef LONGK
@@ -417,15 +421,8 @@ static void test_shred_direct_struct_matches_event_path(void **state)
                        "      - {name: id, type: int64, required: true}\n"
                        "  - {name: rest, type: variant, from: \"*\"}\n";
     rig on, off;
-    rig_open(&on, yaml);
-    rig_open(&off, yaml);
-    sh_shredder_set_fast(off.sh, false);
-    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
-        for (int twice = 0; twice < 2; twice++) {
-            int a = shred(&on, lines[k]), b = shred(&off, lines[k]);
-            assert_int_equal(a, b);
-        }
-    }
+    rig_open_pair(&on, &off, yaml);
+    shred_both(&on, &off, lines, sizeof lines / sizeof lines[0], 2);
     assert_int_equal(on.sh->direct_objects, 9);
     assert_int_equal(off.sh->direct_objects, 0);
     static const char *const ip = "2 2 1 1 1 1 0 0 0 0 0 0 0 0 1 1 2 2 1 1 0 0 1 1 0 0 0 0";
@@ -437,10 +434,7 @@ static void test_shred_direct_struct_matches_event_path(void **state)
     expect_levels(&on, "c.id", "1 1 1 1 1 1 0 0 0 0 0 0 0 0 1 1 1 1 1 1 0 0 1 1 0 0 0 0");
     assert_int_equal(i64_at(&on, "c.id", 0), 1);
     expect_variant(&on, "rest", 6, "{\"c\":{\"id\":4,\"zip\":1}}");
-    assert_int_equal(pq_writer_close(on.w, &on.err), 0);
-    assert_int_equal(pq_writer_close(off.w, &off.err), 0);
-    assert_int_equal(on.out.len, off.out.len);
-    assert_memory_equal(on.out.data, off.out.data, on.out.len);
+    expect_same_file(&on, &off);
     rig_close(&on);
     rig_close(&off);
 }
