@@ -33,8 +33,8 @@ typedef struct fx {
     char key[PK_KEY_MAX];
 } fx;
 
-/* schema NULL: the default one (a Variant from "*"). */
-static void setup(fx *f, const char *schema, const char *time_from)
+/* schema NULL: the default one (a Variant from "*"); tpl the output path. */
+static void setup_path(fx *f, const char *schema, const char *time_from, const char *tpl)
 {
     pq_err e = {0};
     size_t off = 0;
@@ -45,8 +45,13 @@ static void setup(fx *f, const char *schema, const char *time_from)
         fail_msg("schema: %s", e.msg);
     if (et_resolve(f->s, time_from, &f->src, &e) != 0)
         fail_msg("time_from %s: %s", time_from, e.msg);
-    assert_int_equal(pt_parse("svc={{svc}}/dt=%Y-%m-%d/hour=%H/{seq}.parquet", &f->t, &off, &e), 0);
+    assert_int_equal(pt_parse(tpl, &f->t, &off, &e), 0);
     assert_int_equal(pk_new(&f->x, &f->t, &f->src, &e), 0);
+}
+
+static void setup(fx *f, const char *schema, const char *time_from)
+{
+    setup_path(f, schema, time_from, "svc={{svc}}/dt=%Y-%m-%d/hour=%H/{seq}.parquet");
 }
 
 static void teardown(fx *f)
@@ -174,28 +179,17 @@ static void test_record_field_values(void **state)
 static void test_time_field_also_partitions(void **state)
 {
     (void)state;
-    sc_schema *s;
-    et_source src;
-    pt_template t;
-    pk_extractor *x;
-    pt_value v[PT_FIELDS_MAX];
+    fx f;
     pk_time tm;
-    size_t off;
     pq_err e = {0};
-    assert_int_equal(sc_schema_default(&s, &e), 0);
-    assert_int_equal(et_resolve(s, "ts", &src, &e), 0);
-    assert_int_equal(pt_parse("t={{ts}}/%H/{seq}", &t, &off, &e), 0);
-    assert_int_equal(pk_new(&x, &t, &src, &e), 0);
+    setup_path(&f, NULL, "ts", "t={{ts}}/%H/{seq}");
     const char *line = "{\"ts\":7200}";
-    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, f.v, &tm, &e), 0);
     assert_true(tm.found);
     assert_int_equal(tm.sec, 7200);
-    assert_int_equal(v[0].len, 4);
-    assert_memory_equal(v[0].p, "7200", 4);
-    pk_free(x);
-    pt_free(&t);
-    et_source_free(&src);
-    sc_schema_free(s);
+    assert_int_equal(f.v[0].len, 4);
+    assert_memory_equal(f.v[0].p, "7200", 4);
+    teardown(&f);
 }
 
 /* Leading string members, the time's too, are read without the SAX pass
@@ -204,36 +198,26 @@ static void test_time_field_also_partitions(void **state)
 static void test_leading_time_field(void **state)
 {
     (void)state;
-    sc_schema *s;
-    et_source src;
-    pt_template t;
-    pk_extractor *x;
-    pt_value v[PT_FIELDS_MAX];
+    fx f;
     pk_time tm;
-    size_t off;
     pq_err e = {0};
-    assert_int_equal(sc_schema_default(&s, &e), 0);
-    assert_int_equal(et_resolve(s, "ts", &src, &e), 0);
-    assert_int_equal(pt_parse("t={{tenant}}/%H/{seq}", &t, &off, &e), 0);
-    assert_int_equal(pk_new(&x, &t, &src, &e), 0);
+    setup_path(&f, NULL, "ts", "t={{tenant}}/%H/{seq}");
+    pt_value *v = f.v;
     const char *line = "{\"tenant\":\"a\",\"ts\":\"1970-01-01T02:00:01Z\",\"n\":{";
-    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
     assert_true(tm.found && tm.object);
     assert_int_equal(tm.sec, 7201);
     assert_true(v[0].len == 1 && v[0].p == line + 11);   /* in place */
     line = "{\"tenant\":\"a\",\"ts\":\"not a time\",\"n\":{";
-    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
     assert_true(!tm.found && tm.object);
     assert_true(v[0].len == 1 && v[0].p == line + 11);
     line = "{\"tenant\":\"b\",\"ts\":7200}";
-    assert_int_equal(pk_values(x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
+    assert_int_equal(pk_values(f.x, line, strlen(line), NULL, 0, v, &tm, &e), 0);
     assert_true(tm.found);
     assert_int_equal(tm.sec, 7200);
     assert_true(v[0].len == 1 && v[0].p[0] == 'b' && v[0].p != line + 11);   /* SAX: a copy */
-    pk_free(x);
-    pt_free(&t);
-    et_source_free(&src);
-    sc_schema_free(s);
+    teardown(&f);
 }
 
 static void test_period_close_rule(void **state)
