@@ -265,12 +265,21 @@ static int vr_bytes_value(vr_builder *b, bool is_string, const void *p, size_t l
         return pq_err_set(&b->err, PQ_ELIMIT, "variant: %zu-byte %s exceeds 4 GiB", len,
                           is_string ? "string" : "binary");
     int rc = vr_prepare(b, 5 + len);
-    if (rc == 0) {
-        vr_commit(b);
-        rc = is_string ? vr_value_append_string(&b->stack, p, len)
-                       : vr_value_append_binary(&b->stack, p, len);
+    if (rc != 0)
+        return rc;
+    vr_commit(b);
+    if (is_string && len < 64) {
+        /* vr_value_append_string's short string, in the room vr_prepare
+         * reserved: most values of a record, without its two reserves */
+        uint8_t *at = b->stack.data + b->stack.len;
+        at[0] = (uint8_t)(len << 2 | VR_BASIC_SHORT_STRING);
+        if (len > 0)
+            memcpy(at + 1, p, len);
+        b->stack.len += 1 + len;
+        return 0;
     }
-    return rc;
+    return is_string ? vr_value_append_string(&b->stack, p, len)
+                     : vr_value_append_binary(&b->stack, p, len);
 }
 
 int vr_string(vr_builder *b, const char *s, size_t len)
