@@ -36,6 +36,7 @@ struct vr_keyref {
     uint32_t off;        /* into keybytes */
     uint32_t len;
     uint32_t next;       /* the key that followed this one last time (a hint) */
+    uint32_t child;      /* the first key of the object it last held (a hint) */
     uint64_t prefix;     /* first 8 bytes, big-endian, zero-padded (vr_keycmp) */
     uint32_t record;     /* shared_dict: the last record that used it */
 };
