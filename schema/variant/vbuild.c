@@ -392,10 +392,22 @@ static void vr_place(vr_builder *b, const vr_frame *f, const vr_ent *s, size_t m
     uint8_t *base = b->stack.data + f->start;
     memmove(base + h, base, data);
     uint8_t *p = vr_put_header(base, obj, m, idw, offw);
-    for (size_t j = 0; obj && j < m; j++, p += idw)
-        vr_put_le(p, s[j].id, idw);
-    for (size_t j = 0; j < m; j++, p += offw)
-        vr_put_le(p, s[j].off - f->start, offw);
+    if (obj && idw == 1) {       /* a record's objects: under 256 keys */
+        for (size_t j = 0; j < m; j++)
+            p[j] = (uint8_t)s[j].id;
+        p += m;
+    } else {
+        for (size_t j = 0; obj && j < m; j++, p += idw)
+            vr_put_le(p, s[j].id, idw);
+    }
+    if (offw == 1) {             /* and under 256 bytes of children */
+        for (size_t j = 0; j < m; j++)
+            p[j] = (uint8_t)(s[j].off - f->start);
+        p += m;
+    } else {
+        for (size_t j = 0; j < m; j++, p += offw)
+            vr_put_le(p, s[j].off - f->start, offw);
+    }
     vr_put_le(p, data, offw);
     b->stack.len = f->start + h + data;
     b->nents = f->first;
