@@ -12,8 +12,9 @@
  * same (a shared one lasts a batch) the order found for a sequence of key
  * ids is remembered (VR_SHAPES of them, hashed by the ids) and reused: n
  * id compares instead of a sort's name compares. Likewise each key is
- * first compared with the key that followed the previous one last time
- * before it is hashed (vr_guess_or_intern). */
+ * first compared with the key that followed the previous one last time,
+ * an object's first key with the one the object under the same key began
+ * with last time, before it is hashed (vr_guess_or_intern). */
 #include "variant_int.h"
 #include "memeq.h"
 
