@@ -12,8 +12,9 @@
  * same (a shared one lasts a batch) the order found for a sequence of key
  * ids is remembered (VR_SHAPES of them, hashed by the ids) and reused: n
  * id compares instead of a sort's name compares. Likewise each key is
- * first compared with the key that followed the previous one last time
- * before it is hashed (vr_guess_or_intern). */
+ * first compared with the key that followed the previous one last time,
+ * an object's first key with the one the object under the same key began
+ * with last time, before it is hashed (vr_guess_or_intern). */
 #include "variant_int.h"
 #include "memeq.h"
 
@@ -87,6 +88,7 @@ static int vr_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
     b->keys[b->nkeys].prefix = vr_key_prefix((const uint8_t *)name, len);
     b->keys[b->nkeys].record = b->record - 1;
     b->keys[b->nkeys].next = UINT32_MAX;
+    b->keys[b->nkeys].child = UINT32_MAX;
     b->slots[i].id = (uint32_t)b->nkeys;
     b->slots[i].gen = b->gen;
     *id = (uint32_t)b->nkeys++;
@@ -108,19 +110,31 @@ bool vr_dict_find(const vr_builder *b, uint32_t prev, const char *name, size_t l
     return b->nslots > 0 && vr_probe(b, name, len, &slot, id);
 }
 
+/* Where the guess for the next key of the object at depth is kept: the
+ * key before it in the object; for its first key, the key the object is
+ * the value of (request's first key is not response's, which sit at the
+ * same depth), else the depth's. NULL: no guess. */
+static inline __attribute__((always_inline))
+uint32_t *vr_guess_slot(vr_builder *b, size_t depth, bool first)
+{
+    if (!first)
+        return &b->keys[b->frames[depth].key].next;
+    if (depth > 0 && b->frames[depth - 1].is_object)
+        return &b->keys[b->frames[depth - 1].key].child;
+    return depth < VR_GUESS_DEPTH ? &b->first_key_guess[depth] : NULL;
+}
+
 /* vr_intern, but first the key that followed the previous one last time
- * (or began an object at this depth): a compare of the text instead of a
- * hash and a probe, since records of one kind name their keys in the
- * same order. A guess is only a hint, taken when its text is the name
- * (keys are unique in the dictionary), so no reset can fool it. */
+ * (or began an object under the same key, vr_guess_slot): a compare of
+ * the text instead of a hash and a probe, since records of one kind name
+ * their keys in the same order. A guess is only a hint, taken when its
+ * text is the name (keys are unique in the dictionary), so no reset can
+ * fool it. */
 static int vr_guess_or_intern(vr_builder *b, const char *name, size_t len, uint32_t *id)
 {
     size_t depth = b->nframes - 1;
-    const vr_frame *f = &b->frames[depth];
-    bool first = b->nents == f->first;
-    uint32_t *guess = !first                   ? &b->keys[f->key].next
-                      : depth < VR_GUESS_DEPTH ? &b->first_key_guess[depth]
-                                               : NULL;
+    bool first = b->nents == b->frames[depth].first;
+    uint32_t *guess = vr_guess_slot(b, depth, first);
     if (guess != NULL && vr_key_is(b, *guess, name, len)) {
         *id = *guess;
         return 0;
@@ -128,17 +142,16 @@ static int vr_guess_or_intern(vr_builder *b, const char *name, size_t len, uint3
     int rc = vr_intern(b, name, len, id);
     if (rc != 0)
         return rc;
-    if (!first) /* keys may have moved while interning */
-        b->keys[f->key].next = *id;
-    else if (depth < VR_GUESS_DEPTH)
-        b->first_key_guess[depth] = *id;
+    guess = vr_guess_slot(b, depth, first); /* keys may have moved while interning */
+    if (guess != NULL)
+        *guess = *id;
     return 0;
 }
 
-/* A key event: the open object's next value gets key name's id. */
-int vr_key(vr_builder *b, const char *name, size_t len)
+/* vr_key's misuse and UTF-8 checks and their messages, out of its way. */
+static __attribute__((noinline)) int vr_key_refused(vr_builder *b, const char *name, size_t len)
 {
-    vr_frame *f = b->nframes ? &b->frames[b->nframes - 1] : NULL;
+    const vr_frame *f = b->nframes ? &b->frames[b->nframes - 1] : NULL;
     if (f == NULL || !f->is_object)
         return pq_err_set(&b->err, PQ_ESTATE, "variant: vr_key outside an object");
     if (f->has_key)
@@ -146,6 +159,18 @@ int vr_key(vr_builder *b, const char *name, size_t len)
                           "that got no value", (int)(len > 64 ? 64 : len), name);
     if (!b->opts.trust_utf8 && !vr_utf8_ok((const uint8_t *)name, len))
         return pq_err_set(&b->err, PQ_EINVAL, "variant: key is not valid UTF-8");
+    return PQ_OK;
+}
+
+/* A key event: the open object's next value gets key name's id. */
+int vr_key(vr_builder *b, const char *name, size_t len)
+{
+    vr_frame *f = b->nframes ? &b->frames[b->nframes - 1] : NULL;
+    if (f == NULL || !f->is_object || f->has_key || !b->opts.trust_utf8) {
+        int rc = vr_key_refused(b, name, len);
+        if (rc != 0)
+            return rc;
+    }
     uint32_t id = 0;
     int rc = vr_guess_or_intern(b, name, len, &id);
     if (rc != 0)

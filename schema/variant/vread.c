@@ -209,7 +209,7 @@ int vr_object_find(const vr_container *c, const vr_meta *m, const char *name, si
 {
     if (c->basic != VR_BASIC_OBJECT)
         return pq_err_set(err, PQ_EINVAL, "variant: field lookup in an array");
-    vr_str want = {name, len}, k;
+    vr_str want = {name, len}, k = {NULL, 0}; /* set by vr_meta_key (GCC -O3 cannot tell) */
     uint32_t lo = 0, hi = c->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;

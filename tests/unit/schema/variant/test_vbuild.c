@@ -15,12 +15,72 @@
 #include <string.h>
 #include <time.h>
 
+#include "json.h"
+#include "json_variant.h"
 #include "variant.h"
 #include "variant_read.h"
 
 #include "variant_fixture.h"
 
 /* ---- objects, keys and the dictionary ----------------------------------- */
+
+/* Keys are first compared with a guess (the key after the previous one
+ * last time; an object's first key, the one the object under the same
+ * parent key began with last time), which is only a hint: records whose
+ * objects change their first key, key order and optional keys, objects
+ * under different parents at one depth, in arrays, an object key that
+ * turns scalar, give the bytes a builder without any hints (a fresh one
+ * per record) gives, with and without a shared dictionary. */
+static void test_variant_key_guesses_never_change_bytes(void **state)
+{
+    (void)state;
+    static const char *recs[] = {
+        "{\"ts\":\"t\",\"req\":{\"m\":\"GET\",\"h\":{\"host\":\"a\",\"acc\":\"b\"}},"
+        "\"resp\":{\"s\":200,\"b\":2},\"cli\":{\"ip\":\"x\",\"geo\":{\"c\":\"de\"}}}",
+        "{\"ts\":\"t\",\"req\":{\"m\":\"PUT\",\"h\":{\"host\":\"a\",\"ct\":\"j\","
+        "\"acc\":\"b\"}},\"resp\":{\"s\":201,\"b\":2},\"cli\":{\"ip\":\"y\",\"geo\":{\"c\":\"fr\"}},"
+        "\"err\":\"e\"}",
+        "{\"resp\":{\"b\":1,\"s\":500},\"ts\":\"u\",\"req\":{\"h\":{\"acc\":\"b\"},\"m\":\"GET\"},"
+        "\"cli\":{\"geo\":{\"c\":\"it\",\"city\":\"r\"},\"ip\":\"z\"}}",
+        "{\"ts\":\"t\",\"req\":\"flat\",\"resp\":{\"s\":200},\"cli\":{\"ip\":\"x\"},"
+        "\"tags\":[{\"k\":\"a\",\"v\":1},{\"v\":2,\"k\":\"b\"},{\"k\":\"c\"}]}",
+        "{\"ts\":\"t\",\"req\":{\"m\":\"GET\",\"h\":{\"host\":\"a\",\"acc\":\"b\"}},"
+        "\"resp\":{\"s\":200,\"b\":2},\"cli\":{\"ip\":\"x\",\"geo\":{\"c\":\"de\"}},"
+        "\"tags\":[{\"v\":3,\"k\":\"d\"}]}",
+    };
+    const size_t n = sizeof recs / sizeof recs[0];
+    json_parser jp;
+    OK(json_parser_init(&jp, 0));
+    for (int shared = 0; shared < 2; shared++) {
+        vr_opts o = {.shared_dict = shared == 1};
+        vr_builder warm;
+        OK(vr_builder_init(&warm, &o));
+        for (size_t round = 0; round < 3 * n; round++) {
+            const char *js = recs[(round * 3) % n]; /* 0 3 1 4 2 0 ...: orders change */
+            pq_err err = {0};
+            vr_variant w, f;
+            vr_builder fresh;
+            OK(vr_builder_init(&fresh, &o));
+            vr_builder_reset(&warm);
+            OK(json_parse_line(&jp, js, strlen(js), &pqt_json_variant, &warm, &err));
+            finish(&warm, &w);
+            OK(json_parse_line(&jp, js, strlen(js), &pqt_json_variant, &fresh, &err));
+            finish(&fresh, &f);
+            if (!shared)
+                assert_bytes(w.metadata, w.metadata_len, f.metadata, f.metadata_len);
+            char *wj = json_of(w.metadata, w.metadata_len, w.value, w.value_len);
+            char *fj = json_of(f.metadata, f.metadata_len, f.value, f.value_len);
+            assert_string_equal(wj, fj);
+            if (!shared)
+                assert_bytes(w.value, w.value_len, f.value, f.value_len);
+            free(wj);
+            free(fj);
+            vr_builder_free(&fresh);
+        }
+        vr_builder_free(&warm);
+    }
+    json_parser_free(&jp);
+}
 
 /* {"a":1,"b":2,"a":3}: the first "a" is cut out; values stay in
  * insertion order ("b" then "a"), ids/offsets in key order. */
@@ -720,6 +780,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variant_duplicate_keys_last_wins),
+        cmocka_unit_test(test_variant_key_guesses_never_change_bytes),
         cmocka_unit_test(test_variant_duplicate_keys_last_wins_over_nested_values),
         cmocka_unit_test(test_variant_metadata_sorted_unique_with_renumbered_ids),
         cmocka_unit_test(test_variant_object_255_fields_is_not_large),
