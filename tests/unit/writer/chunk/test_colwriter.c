@@ -216,12 +216,19 @@ static void write_strings(pq_buf *out, size_t rows, int wide, bool nulls, const 
     pq_schema_destroy(s);
 }
 
-static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+/* The writer's defaults, with pages of PAGE_ROWS rows. */
+static pq_writer_opts page_opts(int page_version)
 {
     pq_writer_opts o;
     pq_writer_opts_default(&o);
     o.page_version = page_version;
     o.page_max_rows = PAGE_ROWS;
+    return o;
+}
+
+static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+{
+    pq_writer_opts o = page_opts(page_version);
     o.small_chunk_bytes = small;
     write_strings(out, rows, wide, false, &o);
 }
@@ -294,10 +301,7 @@ static void test_small_chunk_uncompressed(void **state)
  * as without the option; every value reads back. */
 static void write_small_page(pq_buf *out, size_t rows, size_t small_page, int level, int v)
 {
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    o.page_version = v;
-    o.page_max_rows = PAGE_ROWS;
+    pq_writer_opts o = page_opts(v);
     o.codec_level = level;
     o.small_page_bytes = small_page;
     write_strings(out, rows, WIDE, false, &o);
@@ -342,10 +346,7 @@ static void test_small_page_level(void **state)
  * every row when nulls), pages of PAGE_ROWS rows. */
 static void write_column(pq_buf *out, size_t rows, bool nulls, int page_version)
 {
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    o.page_version = page_version;
-    o.page_max_rows = PAGE_ROWS;
+    pq_writer_opts o = page_opts(page_version);
     write_strings(out, rows, SHORT, nulls, &o);
 }
 
