@@ -153,6 +153,15 @@ typedef struct pq_writer_opts {
                                     there, and a call costs thousands of
                                     instructions. 0 (default): every chunk
                                     takes the codec */
+    size_t small_page_bytes;     /* a zstd page (data or dictionary) whose
+                                    compressed part is fewer bytes, in a
+                                    column whose level is left to the writer
+                                    (codec_level 0), is compressed at level
+                                    -1: no Huffman table for its literals,
+                                    which cost ~20,000 instructions a page
+                                    and saved little on pages this small.
+                                    0 (default): pages take the chunk's
+                                    level */
     const char *created_by;      /* NULL: "parqd version <v>" */
     const pq_encryption_opts *encryption; /* NULL: plaintext file; copied
                                              at open, keys borrowed */

@@ -463,8 +463,10 @@ static int copy_config(pl_pipeline *p, const pl_config *cfg, pq_err *err)
         return pq_err_prefix(err, trc, "output.time_from");
     p->cfg.time_from = NULL;     /* resolved into p->ts */
     p->route = p->file_name == NULL && (p->tpl.n_fields > 0 || p->ts.set);
-    if (p->route)
+    if (p->route) {
         p->wopts.small_chunk_bytes = PL_SMALL_CHUNK_BYTES;
+        p->wopts.small_page_bytes = PL_SMALL_PAGE_BYTES;
+    }
     /* Routed records: the key holds the directories' time, so a file
      * never needs to close for a record of another period; it closes
      * once its period has passed and it is idle (route_marker). */

@@ -55,6 +55,11 @@ typedef struct va_stats {
     va_node *root;               /* the column's value */
     uint64_t rows;               /* observed rows, null columns included */
     size_t n_nodes;
+    /* The last row's metadata (a copy), and a number that changes with
+     * it: nodes remember their kids by field id while it holds. */
+    uint8_t *meta;
+    size_t meta_len, meta_cap;
+    uint64_t meta_gen;
 } va_stats;
 
 int va_stats_init(va_stats *s, const sc_auto *lim);

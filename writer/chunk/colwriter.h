@@ -30,6 +30,7 @@ typedef struct pq_chunk_opts {
     size_t page_max_bytes;
     size_t page_max_rows;
     size_t small_chunk_bytes;    /* pq_writer_opts' */
+    size_t small_page_bytes;     /* pq_writer_opts' */
     bool page_index;
     int bloom;                   /* -1 auto, 0 off, 1 on */
     double bloom_fpp;

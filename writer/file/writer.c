@@ -72,6 +72,7 @@ static int resolve_chunk_opts(pq_writer *w, const pq_node *n, pq_chunk_opts *c, 
     c->page_max_bytes = o->page_max_bytes;
     c->page_max_rows = o->page_max_rows;
     c->small_chunk_bytes = o->small_chunk_bytes;
+    c->small_page_bytes = o->small_page_bytes;
     c->page_index = o->page_index;
     c->bloom = co->bloom;
     c->bloom_fpp = co->bloom_fpp;

@@ -262,6 +262,15 @@ static void matrix_row_groups(void)
         og.page_version = 1;
         mixed_cols(c);
         emit("rowgroups_many_pages_many_v1", c, 6, 10000, og, 0);
+        /* zstd pages under 1 KiB at level -1 (raw literals), the rest at
+         * the chooser's level: partitioned output's small pages */
+        for (int v = 1; v <= 2; v++) {
+            og.page_version = v;
+            og.small_page_bytes = 1024;
+            mixed_cols(c);
+            emit(v == 1 ? "pages_small_zstd_fast_v1" : "pages_small_zstd_fast_v2", c, 6, 3000,
+                 og, 0);
+        }
     }
     {
         pq_writer_opts op = o;

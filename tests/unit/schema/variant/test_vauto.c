@@ -215,6 +215,33 @@ static void test_vauto_rejects_malformed_variants(void **state)
     teardown(&f);
 }
 
+/* Rows share their metadata mostly, and the walk then finds a field's
+ * node by its id (vauto.c, kid_of): rows whose metadata numbers the same
+ * keys the other way round (a,b then b,a: unsorted dictionaries) must
+ * still count each key's values under that key, alternating or in runs. */
+static void test_vauto_field_ids_follow_metadata(void **state)
+{
+    (void)state;
+    static const uint8_t meta_ab[] = {0x01, 0x02, 0x00, 0x01, 0x02, 'a', 'b'};
+    static const uint8_t meta_ba[] = {0x01, 0x02, 0x00, 0x01, 0x02, 'b', 'a'};
+    /* {"a": int8 7, "b": "x"}: field ids in key-name order, then offsets */
+    static const uint8_t val_ab[] = {0x02, 0x02, 0x00, 0x01, 0x00, 0x02, 0x04, 0x0C, 0x07, 0x05, 'x'};
+    static const uint8_t val_ba[] = {0x02, 0x02, 0x01, 0x00, 0x00, 0x02, 0x04, 0x0C, 0x07, 0x05, 'x'};
+    const vr_variant ab = {meta_ab, sizeof meta_ab, val_ab, sizeof val_ab};
+    const vr_variant ba = {meta_ba, sizeof meta_ba, val_ba, sizeof val_ba};
+    for (int runs = 1; runs <= 10; runs *= 10) {
+        fixture f;
+        setup(&f, &DEF);
+        pq_err err = {0};
+        for (int i = 0; i < 100; i++)
+            assert_int_equal(va_observe(&f.st, (i / runs) % 2 ? &ba : &ab, &err), 0);
+        char *t = choose(&f);
+        assert_string_equal(t, "{\"a\":\"int8\",\"b\":\"string\"}");
+        free(t);
+        teardown(&f);
+    }
+}
+
 /* ---- the schema language ------------------------------------------------------ */
 
 static sc_schema *load(const char *yaml, int want_rc)
@@ -454,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_vauto_limits),
         cmocka_unit_test(test_vauto_nothing_stable),
         cmocka_unit_test(test_vauto_rejects_malformed_variants),
+        cmocka_unit_test(test_vauto_field_ids_follow_metadata),
         cmocka_unit_test(test_vauto_schema_syntax),
         cmocka_unit_test(test_vauto_derive_and_swap),
         cmocka_unit_test(test_vauto_plans_follow_metadata),

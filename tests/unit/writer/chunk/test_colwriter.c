@@ -11,7 +11,8 @@
  * value reads back. A chunk's only data page carries no Statistics in its
  * header (the chunk's hold the same), a chunk of several pages keeps them
  * on every page, and a chunk without values writes PLAIN (no bytes for no
- * values) under both page versions. */
+ * values) under both page versions. And small_page_bytes: a small zstd
+ * page compresses at level -1 when the level is the writer's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -215,12 +216,19 @@ static void write_strings(pq_buf *out, size_t rows, int wide, bool nulls, const 
     pq_schema_destroy(s);
 }
 
-static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+/* The writer's defaults, with pages of PAGE_ROWS rows. */
+static pq_writer_opts page_opts(int page_version)
 {
     pq_writer_opts o;
     pq_writer_opts_default(&o);
     o.page_version = page_version;
     o.page_max_rows = PAGE_ROWS;
+    return o;
+}
+
+static void write_small(pq_buf *out, size_t rows, int wide, size_t small, int page_version)
+{
+    pq_writer_opts o = page_opts(page_version);
     o.small_chunk_bytes = small;
     write_strings(out, rows, wide, false, &o);
 }
@@ -287,14 +295,58 @@ static void test_small_chunk_uncompressed(void **state)
     }
 }
 
+/* small_page_bytes: a zstd page under it compresses at level -1 (its
+ * bytes differ from level 1's: raw literals), only when the level is the
+ * writer's; a page at or over it, or a level the column sets, is written
+ * as without the option; every value reads back. */
+static void write_small_page(pq_buf *out, size_t rows, size_t small_page, int level, int v)
+{
+    pq_writer_opts o = page_opts(v);
+    o.codec_level = level;
+    o.small_page_bytes = small_page;
+    write_strings(out, rows, WIDE, false, &o);
+    assert_int_equal(small_codec(out, rows, WIDE), PQ_CODEC_ZSTD);
+}
+
+static bool same_file(const pq_buf *a, const pq_buf *b)
+{
+    return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+static void test_small_page_level(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t rows, small_page;
+        int level;
+        bool same;               /* as the file without the option */
+    } cases[] = {
+        {10, 1024, 0, false},    /* ~400 bytes of distinct hex values */
+        {10, 1024, 1, true},     /* the level is the column's */
+        {10, 256, 0, true},      /* the page is larger */
+        {40, 1024, 0, true},
+    };
+    for (int v = 1; v <= 2; v++) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            pq_buf on, off;
+            pq_buf_init(&on);
+            pq_buf_init(&off);
+            write_small_page(&on, cases[i].rows, cases[i].small_page, cases[i].level, v);
+            write_small_page(&off, cases[i].rows, 0, cases[i].level, v);
+            if (same_file(&on, &off) != cases[i].same)
+                fail_msg("page v%d, case %zu: the option %s the bytes", v, i,
+                         cases[i].same ? "changed" : "left");
+            pq_buf_free(&on);
+            pq_buf_free(&off);
+        }
+    }
+}
+
 /* A file of one optional column, `rows` rows of small_value SHORT (null
  * every row when nulls), pages of PAGE_ROWS rows. */
 static void write_column(pq_buf *out, size_t rows, bool nulls, int page_version)
 {
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    o.page_version = page_version;
-    o.page_max_rows = PAGE_ROWS;
+    pq_writer_opts o = page_opts(page_version);
     write_strings(out, rows, SHORT, nulls, &o);
 }
 
@@ -384,6 +436,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_chunk_uncompressed),
+        cmocka_unit_test(test_small_page_level),
         cmocka_unit_test(test_page_header_statistics),
         cmocka_unit_test(test_all_null_chunk_plain),
         cmocka_unit_test(test_dictionary_falls_back_mid_row_group),
