@@ -36,6 +36,7 @@
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
 #define DM_SHUTDOWN_GRACE_MS 3000     /* clients get this long to finish at shutdown */
+#define DM_SHUTDOWN_POLL_MS 5         /* shutdown: whether every client is done, so often */
 #define DM_REPLAY_WAIT_MS 20          /* replay blocked (pipeline full, spool unwritable) */
 
 typedef struct dm_daemon {
