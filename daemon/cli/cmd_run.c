@@ -473,7 +473,8 @@ static void finish_shutdown(dm_daemon *d)
  * (the parsers are behind and catching up) does not count: the wait is
  * ours, not the clients'. Paused by pressure (the writer behind, the
  * spool unwritable) it counts, as that may not end. Checked on a timer,
- * not an idle handle, so waiting costs no CPU. */
+ * not an idle handle, so waiting costs no CPU; every DM_SHUTDOWN_POLL_MS,
+ * as the last batch (and the spool's last fsync) waits for it. */
 static void on_shutdown_timer(uv_timer_t *t)
 {
     dm_daemon *d = t->data;
@@ -490,9 +491,9 @@ static void on_shutdown_timer(uv_timer_t *t)
          * it) before finish_shutdown closes whatever handle is left */
         mt_server_close(d->mt);
         /* Their close callbacks run in this loop iteration: look again in
-         * 1 ms, not 20 (the files' publication waits). Not 0: libuv 1.44
-         * would run this callback again before the close callbacks. */
-        uv_timer_start(t, on_shutdown_timer, 1, 20);
+         * 1 ms (the files' publication waits). Not 0: libuv 1.44 would run
+         * this callback again before the close callbacks. */
+        uv_timer_start(t, on_shutdown_timer, 1, DM_SHUTDOWN_POLL_MS);
         return;
     }
     if (!ls_server_closed(d->ls) || !mt_server_closed(d->mt))
@@ -521,7 +522,7 @@ static void begin_shutdown(dm_daemon *d, int sig)
     sp_reap_hold(d->spool);
     d->shutdown_tick_ms = uv_now(d->loop);
     d->shutdown_deadline_ms = d->shutdown_tick_ms + DM_SHUTDOWN_GRACE_MS;
-    uv_timer_start(&d->shutdown_timer, on_shutdown_timer, 0, 20);
+    uv_timer_start(&d->shutdown_timer, on_shutdown_timer, 0, DM_SHUTDOWN_POLL_MS);
 }
 
 static void on_signal(uv_signal_t *s, int sig)

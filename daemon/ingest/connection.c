@@ -59,15 +59,19 @@ static int deliver(void *user, const fr_line *line)
 {
     cn_stream *st = user;
     st->delivered++;
-    dm_add(&dm_counters_global.records_received, 1);
     return st->cb->on_line(st->cb->user, st->source, line);
 }
 
 #define CN_DRAIN_MAX ((size_t)64 << 20)
 
+/* The read's lines are counted once, not per line (an atomic add each,
+ * 300,000 for 200 MB). */
 static void read_done(cn_stream *st)
 {
-    if (st->delivered > 0 && st->cb->on_read_done != NULL)
+    if (st->delivered == 0)
+        return;
+    dm_add(&dm_counters_global.records_received, st->delivered);
+    if (st->cb->on_read_done != NULL)
         st->cb->on_read_done(st->cb->user);
 }
 

@@ -30,10 +30,13 @@
 /* Lines read in one loop iteration share one spool flush (ingest.c), unless
  * this many bytes wait for it first. */
 #define DM_FLUSH_BYTES ((size_t)1 << 20)
-#define DM_INPUT_WINDOW_BYTES ((size_t)16 << 20) /* unparsed lines before reading pauses */
+/* Lines read and not yet parsed (in the pipeline, or in batches waiting
+ * for a sync) at which reading pauses; it resumes at half (ingest.c). */
+#define DM_INPUT_WINDOW_BYTES ((size_t)12 << 20)
 #define DM_RETRY_MIN_MS 500           /* after a write failure: first retry */
 #define DM_RETRY_MAX_MS 30000
 #define DM_SHUTDOWN_GRACE_MS 3000     /* clients get this long to finish at shutdown */
+#define DM_SHUTDOWN_POLL_MS 5         /* shutdown: whether every client is done, so often */
 #define DM_REPLAY_WAIT_MS 20          /* replay blocked (pipeline full, spool unwritable) */
 
 typedef struct dm_daemon {
@@ -121,6 +124,10 @@ int dm_sync_wait(dm_daemon *d);
 uint64_t dm_sync_drop(dm_daemon *d, uint64_t end);
 /* Pauses or resumes reading by the buffered bytes. */
 void dm_check_backpressure(dm_daemon *d);
+/* The input window's part of that: whether reading stays or goes paused
+ * with `unparsed` bytes of lines not yet parsed (paused: it is now).
+ * Pauses at `window`, resumes at half. */
+bool dm_window_paused(bool paused, size_t unparsed, size_t window);
 /* Starts replaying the spool from seq `from` (startup, after a failure). */
 void dm_start_replay(dm_daemon *d, uint64_t from);
 /* Replays synchronously to the end (shutdown). 0, or -1 when the pipeline

@@ -86,7 +86,7 @@ static const mt_metric mt_metrics[] = {
     {"parqd_connections_open", "gauge", "Input connections open now.", MT_C(connections_open), 0},
     {"parqd_backpressure_seconds_total", "counter",
      "Time reading from inputs was paused because the workers were behind "
-     "(limits.max_buffered_bytes, or 16 MiB of lines not yet parsed).",
+     "(limits.max_buffered_bytes, or 12 MiB of lines not yet parsed).",
      MT_C(backpressure_us), 1},
     {"parqd_backpressure_active", "gauge",
      "1 while reading from inputs is paused because limits.max_buffered_bytes is reached "
