@@ -163,8 +163,13 @@ typedef struct pl_file {
     pq_rowgroup *conv[PL_POOL_MAX]; /* converted row groups for reuse (lock held) */
     size_t n_conv;
     /* The row group being encoded, segment by segment, in order: one job
-     * of the file feeds it at a time (stream_busy, lock held). */
+     * of the file feeds it at a time (stream_busy, lock held). Made by the
+     * worker that feeds the file's first segment (workers.c), not by the
+     * assembler starting the file: at the end of a convert the assembler
+     * starts hundreds of files at once, before the first closes, and
+     * their streams could not be made in closed files' (the pool). */
     pq_stream *stream;
+    bool started;                /* layout decided, writer open (assembler's) */
     bool stream_busy;
     size_t stream_held;          /* its bytes, counted in p->stream_mem */
 } pl_file;
@@ -343,7 +348,7 @@ void pl_batch_put(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
 /* Lock not held (they take it): f's stream, made in a released one's
- * array when one is kept (the assembler, starting f); a closed file's
+ * array when one is kept (the worker feeding f's first segment); a closed file's
  * stream, released and kept, or freed (the writer). */
 int pl_stream_new(pl_pipeline *p, pl_file *f, pq_err *err);
 void pl_stream_put(pl_pipeline *p, pq_stream *s);
