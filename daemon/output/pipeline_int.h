@@ -170,6 +170,7 @@ typedef struct pl_file {
      * their streams could not be made in closed files' (the pool). */
     pq_stream *stream;
     bool started;                /* layout decided, writer open (assembler's) */
+    bool closing;                /* its last row group is being closed (assembler's) */
     bool stream_busy;
     size_t stream_held;          /* its bytes, counted in p->stream_mem */
 } pl_file;
@@ -198,6 +199,9 @@ typedef struct pl_job {
     pq_err part_err;
     int32_t ordinal;
     bool first, last;            /* the row group's first / last segment */
+    bool closes;                 /* the file's last: its close follows, so
+                                    its stream goes back to the pool once
+                                    finished (finish_parts) */
     bool sample;                 /* the file's first segment, PL_SAMPLE_* large:
                                     its buffers are freed, not pooled */
     bool converting, converted;  /* converted ahead, while the file's previous

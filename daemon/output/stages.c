@@ -83,6 +83,7 @@ static int close_segment(pl_pipeline *p, bool last, pq_err *err)
         j->rg = rg;
         j->first = !p->rg_open;
         j->last = last;
+        j->closes = last && p->cur_file->closing;
         j->sample = sample;
         j->ordinal = p->cur_file->ordinals;
         if (last)
@@ -234,6 +235,7 @@ static int close_file(pl_pipeline *p, dm_close why, pq_err *err)
 {
     if (p->cur_file == NULL)
         return 0;
+    p->cur_file->closing = true;
     int rc = close_rowgroup(p, err);
     if (rc == 0 && p->cur_file->w == NULL)
         rc = start_file(p, p->cur_file, err);   /* a file without rows */

@@ -164,10 +164,16 @@ static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
         rc = pq_stream_finish(s, j->enc, wk->scratch, e);
     /* One of many files (partitioned output): between its row groups it
      * holds no buffers, so an open file costs what its open row group
-     * holds, not the high-water mark of its last one. */
+     * holds, not the high-water mark of its last one. A closing file's
+     * stream is done: it goes back to the pool with its buffers, for the
+     * next file's (its close, the writer's, finds none). */
     bool idle = p->route && j->last;
-    if (idle && s != NULL)
+    if (j->closes && s != NULL) {
+        pl_stream_put(p, s);
+        j->file->stream = NULL;
+    } else if (idle && s != NULL) {
         pq_stream_trim(s);
+    }
     if (j->enc_rg != NULL && j->enc_rg != j->rg && (j->sample || idle))
         pl_conv_put(p, j->enc_rg);   /* for the next file's conversion */
     else if (j->enc_rg != NULL && j->enc_rg != j->rg)

@@ -120,32 +120,77 @@ int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err)
 int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o)
 {
     memset(cw, 0, sizeof *cw);
+    return pq_colwriter_init_in(cw, node, o);
+}
+
+/* The buffers a released colwriter keeps, whatever its leaf's type (the
+ * dictionary's are pq_dict_release's); n_kept_bufs of them. */
+enum { n_kept_bufs = 14 };
+static void kept_bufs(pq_colwriter *cw, pq_buf *b[n_kept_bufs])
+{
+    pq_buf *all[n_kept_bufs] = {
+        &cw->pages, &cw->hashes, &cw->open_idx, &cw->page_seen, &cw->picks,
+        &cw->open.values, &cw->open.heap, &cw->open.offsets, &cw->open.def, &cw->open.rep,
+        &cw->page_stats.min_bytes, &cw->page_stats.max_bytes,
+        &cw->chunk_stats.min_bytes, &cw->chunk_stats.max_bytes,
+    };
+    memcpy(b, all, sizeof all);
+}
+
+int pq_colwriter_init_in(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o)
+{
+    pq_colwriter kept = *cw;     /* a released colwriter's buffers, or none */
+    pq_buf *from[n_kept_bufs], *to[n_kept_bufs];
+    kept_bufs(&kept, from);
+    memset(cw, 0, sizeof *cw);
     cw->node = node;
     cw->o = *o;
     cw->level = o->codec_level;
     cw->codec = o->codec;
-    pq_buf_init(&cw->pages);
-    pq_buf_init(&cw->hashes);
-    pq_buf_init(&cw->open_idx);
-    pq_buf_init(&cw->page_seen);
-    pq_buf_init(&cw->picks);
     cw->order = pq_leaf_sort_order(node);
     pq_stats_init(&cw->page_stats, cw->order, node->type, (size_t)node->type_length);
     pq_stats_init(&cw->chunk_stats, cw->order, node->type, (size_t)node->type_length);
+    kept_bufs(cw, to);
+    for (int k = 0; k < n_kept_bufs; k++) {
+        *to[k] = *from[k];
+        pq_buf_reset(to[k]);
+    }
     pq_logical_kind k = node->logical.kind;
     cw->geo_on = k == PQ_LT_GEOMETRY || k == PQ_LT_GEOGRAPHY;
     pq_geo_stats_init(&cw->geo, k == PQ_LT_GEOGRAPHY);
     bool stringish = node->type == PQ_BYTE_ARRAY || k == PQ_LT_UUID;
     cw->bloom_maybe = node->type != PQ_BOOLEAN &&
                       (o->bloom == 1 || (o->bloom < 0 && stringish && !cw->geo_on));
-    if (pq_column_init(&cw->open, node) != 0)
+    cw->dict = kept.dict;        /* freed by pq_colwriter_free if unused */
+    if (pq_column_init_in(&cw->open, node) != 0)
         return PQ_ENOMEM;
     if (node->type != PQ_BOOLEAN) {
-        if (pq_dict_init(&cw->dict, node->type, cw->open.width) != 0)
+        if (pq_dict_init_in(&cw->dict, node->type, cw->open.width) != 0)
             return PQ_ENOMEM;
         cw->has_dict = true;
     }
     return PQ_OK;
+}
+
+void pq_colwriter_release(pq_colwriter *cw, size_t *budget)
+{
+    pq_chunk_meta_free(&cw->meta);
+    pq_geo_stats_free(&cw->geo);
+    free(cw->ndv);
+    cw->ndv = NULL;
+    pq_buf *b[n_kept_bufs];
+    kept_bufs(cw, b);
+    for (int k = 0; k < n_kept_bufs; k++) {
+        if (b[k]->cap <= *budget) {
+            *budget -= b[k]->cap;
+            pq_buf_reset(b[k]);
+        } else {
+            pq_buf_free(b[k]);
+        }
+    }
+    pq_dict_release(&cw->dict, budget);
+    cw->node = NULL;
+    cw->has_dict = false;
 }
 
 void pq_colwriter_free(pq_colwriter *cw)
@@ -157,8 +202,7 @@ void pq_colwriter_free(pq_colwriter *cw)
     pq_buf_free(&cw->page_seen);
     pq_buf_free(&cw->picks);
     pq_column_free(&cw->open);
-    if (cw->has_dict)
-        pq_dict_free(&cw->dict);
+    pq_dict_free(&cw->dict);     /* a released colwriter's too (has_dict unset) */
     pq_stats_free(&cw->page_stats);
     pq_stats_free(&cw->chunk_stats);
     pq_geo_stats_free(&cw->geo);
