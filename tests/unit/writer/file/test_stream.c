@@ -2,7 +2,9 @@
  * pieces of any size, its leaves shared out between scratches as the
  * daemon's workers share them, its last piece fed as the last or not,
  * gives the file the classic API writes, byte for byte; what a stream
- * holds is counted, and nothing once a row group is finished. */
+ * holds is counted, and nothing once a row group is finished; a finished
+ * chunk's metadata is one allocation; a released stream's memory serves
+ * the next file's leaves, of other types too. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "encoded.h"
 #include "memsink.h"
 #include "pq_writer.h"
 #include "rowgen.h"
@@ -96,6 +99,10 @@ static void finish_append(pq_writer *w, pq_stream *st, pq_encoded *e, pq_encoded
         fail_msg("finish: %s", err.msg);
     assert_int_equal(pq_stream_held_bytes(st), 0);
     assert_int_equal(pq_stream_rows(st), 0);
+    /* each chunk's metadata in one allocation (the column writers keep
+     * their arrays for the next chunk) */
+    for (size_t i = 0; e->rows > 0 && i < e->n_chunks; i++)
+        assert_non_null(e->meta.chunks[i].block);
     if (pq_writer_append_encoded(w, e, &err) != 0)
         fail_msg("append: %s", err.msg);
 }
