@@ -327,8 +327,9 @@ struct pl_pipeline {
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
-    /* closed files' streams, released (pq_stream_release: their column
-     * writers freed, the array of them kept for the next file's stream) */
+    /* closed files' streams, released (pq_stream_release: the array of
+     * column writers and their buffers' memory kept for the next file's
+     * stream) */
     pq_stream *free_streams[PL_POOL_MAX];
     size_t n_free_streams;
     /* idle files' converted row groups, released (pq_rowgroup_release:
