@@ -172,6 +172,7 @@ int pq_colwriter_init_in(pq_colwriter *cw, const pq_node *node, const pq_chunk_o
     cw->meta.cap_pages = kept.meta.cap_pages;
     cw->meta.def_hist = kept.meta.def_hist;  /* PQ_CW_HIST_MIN slots, or NULL */
     cw->meta.rep_hist = kept.meta.rep_hist;
+    cw->ndv = kept.ndv;          /* reset at each begin */
     pq_logical_kind k = node->logical.kind;
     cw->geo_on = k == PQ_LT_GEOMETRY || k == PQ_LT_GEOGRAPHY;
     pq_geo_stats_init(&cw->geo, k == PQ_LT_GEOGRAPHY);
@@ -216,8 +217,12 @@ void pq_colwriter_release(pq_colwriter *cw, size_t *budget)
     *budget -= m->pages != NULL ? pages : 0;
     m->n_pages = 0;
     pq_geo_stats_free(&cw->geo);
-    free(cw->ndv);
-    cw->ndv = NULL;
+    if (cw->ndv != NULL && sizeof *cw->ndv <= *budget) {
+        *budget -= sizeof *cw->ndv;  /* reset by the next leaf's begin */
+    } else {
+        free(cw->ndv);
+        cw->ndv = NULL;
+    }
     pq_buf *b[n_kept_bufs];
     kept_bufs(cw, b);
     for (int k = 0; k < n_kept_bufs; k++) {
