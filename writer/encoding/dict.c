@@ -125,7 +125,11 @@ int pq_dict_init_in(pq_dict *d, pq_physical_type type, size_t width)
 void pq_dict_reset(pq_dict *d)
 {
     pq_buf_reset(&d->arena);
-    if (d->slots != NULL)
+    /* no entry, no slot in use: a column writer resets its dictionary at
+     * the chunk's finish, at the next begin and when passed on (released
+     * tables are kept), and clearing the table each time cost more than
+     * the calloc it replaced */
+    if (d->slots != NULL && d->count > 0)
         memset(d->slots, 0, d->nslots * sizeof *d->slots);
     d->count = 0;
     d->plain_bytes = 0;
