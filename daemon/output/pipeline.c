@@ -106,8 +106,10 @@ void pl_job_put(pl_pipeline *p, pl_job *j)
 /* Closed files' streams (lock not held: taken here): a partitioned
  * output closes a file and opens another all the time (1,000 files at
  * the end of a convert), and each new stream's array of column writers
- * (1.6 KiB a leaf) was fresh memory to fault in. Up to PL_POOL_MAX arrays are kept, their column writers
- * freed (so they hold nothing else, and pin no schema or writer). */
+ * (1.6 KiB a leaf) and their ~15 buffers a leaf were fresh memory to
+ * fault in. Up to PL_POOL_MAX are kept, released (pq_stream_release:
+ * their column writers' buffers' memory kept, within
+ * PQ_STREAM_KEEP_BYTES; no schema or writer pinned). */
 int pl_stream_new(pl_pipeline *p, pl_file *f, pq_err *err)
 {
     dm_mutex_lock(&p->mu);

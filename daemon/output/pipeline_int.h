@@ -171,8 +171,14 @@ typedef struct pl_file {
     pq_rowgroup *conv[PL_POOL_MAX]; /* converted row groups for reuse (lock held) */
     size_t n_conv;
     /* The row group being encoded, segment by segment, in order: one job
-     * of the file feeds it at a time (stream_busy, lock held). */
+     * of the file feeds it at a time (stream_busy, lock held). Made by the
+     * worker that feeds the file's first segment (workers.c), not by the
+     * assembler starting the file: at the end of a convert the assembler
+     * starts hundreds of files at once, before the first closes, and
+     * their streams could not be made in closed files' (the pool). */
     pq_stream *stream;
+    bool started;                /* layout decided, writer open (assembler's) */
+    bool closing;                /* its last row group is being closed (assembler's) */
     bool stream_busy;
     size_t stream_held;          /* its bytes, counted in p->stream_mem */
 } pl_file;
@@ -201,6 +207,9 @@ typedef struct pl_job {
     pq_err part_err;
     int32_t ordinal;
     bool first, last;            /* the row group's first / last segment */
+    bool closes;                 /* the file's last: its close follows, so
+                                    its stream goes back to the pool once
+                                    finished (finish_parts) */
     bool sample;                 /* the file's first segment, PL_SAMPLE_* large:
                                     its buffers are freed, not pooled */
     bool converting, converted;  /* converted ahead, while the file's previous
@@ -326,8 +335,9 @@ struct pl_pipeline {
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
-    /* closed files' streams, released (pq_stream_release: their column
-     * writers freed, the array of them kept for the next file's stream) */
+    /* closed files' streams, released (pq_stream_release: the array of
+     * column writers and their buffers' memory kept for the next file's
+     * stream) */
     pq_stream *free_streams[PL_POOL_MAX];
     size_t n_free_streams;
     /* idle files' converted row groups, released (pq_rowgroup_release:
@@ -351,7 +361,7 @@ void pl_batch_put(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
 /* Lock not held (they take it): f's stream, made in a released one's
- * array when one is kept (the assembler, starting f); a closed file's
+ * array when one is kept (the worker feeding f's first segment); a closed file's
  * stream, released and kept, or freed (the writer). */
 int pl_stream_new(pl_pipeline *p, pl_file *f, pq_err *err);
 void pl_stream_put(pl_pipeline *p, pq_stream *s);

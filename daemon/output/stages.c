@@ -51,12 +51,13 @@ static void report_progress(pl_pipeline *p)
 /* ---- assembly (assembly token, no lock unless said) --------------------------- */
 
 /* The file's first segment decides its layout (autoshred.c) and opens
- * its writer (outfile.c opens it sooner when there is nothing to decide),
- * then its stream. */
+ * its writer (outfile.c opens it sooner when there is nothing to decide);
+ * the worker feeding that segment makes its stream (prepare_parts). */
 static int start_file(pl_pipeline *p, pl_file *f, pq_err *err)
 {
     int rc = f->w == NULL ? pl_file_start(p, f, p->cur_rg, err) : 0;
-    return rc || f->stream != NULL ? rc : pl_stream_new(p, f, err);
+    f->started = rc == 0;
+    return rc;
 }
 
 /* The current segment becomes an encode job; `last` closes the row group
@@ -66,8 +67,8 @@ static int close_segment(pl_pipeline *p, bool last, pq_err *err)
     uint64_t rows = p->cur_rg ? pq_rowgroup_rows(p->cur_rg) : 0;
     if (rows == 0 && !(last && p->rg_open))
         return 0;
-    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
-    if (p->cur_file->stream == NULL) {
+    bool sample = p->n_auto > 0 && !p->cur_file->started;
+    if (!p->cur_file->started) {
         int rc = start_file(p, p->cur_file, err);
         if (rc != 0)
             return rc;
@@ -82,6 +83,7 @@ static int close_segment(pl_pipeline *p, bool last, pq_err *err)
         j->rg = rg;
         j->first = !p->rg_open;
         j->last = last;
+        j->closes = last && p->cur_file->closing;
         j->sample = sample;
         j->ordinal = p->cur_file->ordinals;
         if (last)
@@ -233,6 +235,7 @@ static int close_file(pl_pipeline *p, dm_close why, pq_err *err)
 {
     if (p->cur_file == NULL)
         return 0;
+    p->cur_file->closing = true;
     int rc = close_rowgroup(p, err);
     if (rc == 0 && p->cur_file->w == NULL)
         rc = start_file(p, p->cur_file, err);   /* a file without rows */
@@ -280,7 +283,7 @@ static bool rowgroup_full(const pl_pipeline *p)
  * (PL_SAMPLE_*) when it has `shred: auto` columns. */
 static bool segment_full(const pl_pipeline *p)
 {
-    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
+    bool sample = p->n_auto > 0 && !p->cur_file->started;
     uint64_t rows = sample ? PL_SAMPLE_ROWS : PL_SEGMENT_ROWS;
     size_t bytes = sample ? PL_SAMPLE_BYTES : PL_SEGMENT_BYTES;
     return p->cur_rg != NULL && (pq_rowgroup_rows(p->cur_rg) >= rows ||
@@ -489,7 +492,7 @@ static int route_reserve(pl_pipeline *p, uint64_t n, pq_err *err)
     uint64_t have = pq_rowgroup_rows(p->cur_rg);
     if (p->cur_reserved || have == 0)
         return 0;
-    bool sample = p->n_auto > 0 && p->cur_file->stream == NULL;
+    bool sample = p->n_auto > 0 && !p->cur_file->started;
     uint64_t rows = sample ? PL_SAMPLE_ROWS : PL_SEGMENT_ROWS;
     size_t bytes = sample ? PL_SAMPLE_BYTES : PL_SEGMENT_BYTES;
     size_t share = p->cfg.max_buffered_bytes / 2 / (p->n_open ? p->n_open : 1);

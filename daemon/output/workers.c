@@ -120,14 +120,17 @@ static size_t plan_parts(const pl_pipeline *p, pl_job *j)
 }
 
 /* Part 0: the conversion of an auto-shredded file's segment, the start of
- * the row group's stream (its first segment) and the plan; then the job
- * goes back to the head of the encode queue, so idle workers take the
- * other parts while this one feeds its own. */
+ * the row group's stream (its first segment; the file's first makes the
+ * stream, in a closed file's when the pool keeps one) and the plan; then
+ * the job goes back to the head of the encode queue, so idle workers take
+ * the other parts while this one feeds its own. */
 static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
 {
     int rc = j->part_rc;         /* a conversion ahead failed */
     if (rc != 0)
         *e = j->part_err;
+    if (rc == 0 && j->file->stream == NULL)
+        rc = pl_stream_new(p, j->file, e);
     rc = rc ? rc : j->first ? pq_stream_begin(j->file->stream, j->ordinal, e) : 0;
     if (rc == 0 && j->rows > 0 && !j->converted)
         rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
@@ -154,17 +157,23 @@ static int finish_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
     int rc = j->part_rc;
     if (rc != 0)
         *e = j->part_err;
-    pq_stream *s = j->file->stream;
+    pq_stream *s = j->file->stream;  /* NULL: making it failed */
     if (rc == 0)
         pq_stream_add_rows(s, j->rows);
     if (rc == 0 && j->last)
         rc = pq_stream_finish(s, j->enc, wk->scratch, e);
     /* One of many files (partitioned output): between its row groups it
      * holds no buffers, so an open file costs what its open row group
-     * holds, not the high-water mark of its last one. */
+     * holds, not the high-water mark of its last one. A closing file's
+     * stream is done: it goes back to the pool with its buffers, for the
+     * next file's (its close, the writer's, finds none). */
     bool idle = p->route && j->last;
-    if (idle)
+    if (j->closes && s != NULL) {
+        pl_stream_put(p, s);
+        j->file->stream = NULL;
+    } else if (idle && s != NULL) {
         pq_stream_trim(s);
+    }
     if (j->enc_rg != NULL && j->enc_rg != j->rg && (j->sample || idle))
         pl_conv_put(p, j->enc_rg);   /* for the next file's conversion */
     else if (j->enc_rg != NULL && j->enc_rg != j->rg)
@@ -179,7 +188,7 @@ static void account_encoded(pl_pipeline *p, pl_job *j)
 {
     pl_file *f = j->file;
     size_t mem = j->last ? (size_t)pq_encoded_bytes(j->enc) : 0;
-    size_t held = pq_stream_held_bytes(f->stream);
+    size_t held = f->stream != NULL ? pq_stream_held_bytes(f->stream) : 0;
     f->pending_bytes = f->pending_bytes - j->mem + mem;
     p->pending_rows_mem = p->pending_rows_mem - j->mem + mem;
     j->mem = mem;

@@ -75,6 +75,15 @@ void pq_chunk_work_free(pq_chunk_work *w)
 
 void pq_chunk_meta_free(pq_chunk_meta *m)
 {
+    if (m->block != NULL) {
+        free(m->block);
+        pq_buf_free(&m->encrypted_meta);
+        if (m->bloom != NULL)
+            pq_bloom_free(m->bloom);
+        free(m->bloom);
+        memset(m, 0, sizeof *m);
+        return;
+    }
     pq_buf_free(&m->min);
     pq_buf_free(&m->max);
     free(m->def_hist);
@@ -92,6 +101,8 @@ void pq_chunk_meta_free(pq_chunk_meta *m)
 
 void pq_chunk_meta_compact(pq_chunk_meta *m)
 {
+    if (m->block != NULL)
+        return;                  /* exact already */
     if (m->n_pages < m->cap_pages && m->n_pages > 0) {
         pq_page_entry *p = realloc(m->pages, m->n_pages * sizeof *p);
         if (p != NULL) {
@@ -120,32 +131,111 @@ int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err)
 int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o)
 {
     memset(cw, 0, sizeof *cw);
+    return pq_colwriter_init_in(cw, node, o);
+}
+
+/* The buffers a released colwriter keeps, whatever its leaf's type (the
+ * dictionary's are pq_dict_release's); n_kept_bufs of them. */
+enum { n_kept_bufs = 19 };
+static void kept_bufs(pq_colwriter *cw, pq_buf *b[n_kept_bufs])
+{
+    pq_chunk_meta *m = &cw->meta;
+    pq_buf *all[n_kept_bufs] = {
+        &cw->pages, &cw->hashes, &cw->open_idx, &cw->page_seen, &cw->picks,
+        &cw->open.values, &cw->open.heap, &cw->open.offsets, &cw->open.def, &cw->open.rep,
+        &cw->page_stats.min_bytes, &cw->page_stats.max_bytes,
+        &cw->chunk_stats.min_bytes, &cw->chunk_stats.max_bytes,
+        &m->min, &m->max, &m->index_bytes, &m->page_def_hist, &m->page_rep_hist,
+    };
+    memcpy(b, all, sizeof all);
+}
+
+int pq_colwriter_init_in(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o)
+{
+    pq_colwriter kept = *cw;     /* a released colwriter's buffers, or none */
+    pq_buf *from[n_kept_bufs], *to[n_kept_bufs];
+    kept_bufs(&kept, from);
+    memset(cw, 0, sizeof *cw);
     cw->node = node;
     cw->o = *o;
     cw->level = o->codec_level;
     cw->codec = o->codec;
-    pq_buf_init(&cw->pages);
-    pq_buf_init(&cw->hashes);
-    pq_buf_init(&cw->open_idx);
-    pq_buf_init(&cw->page_seen);
-    pq_buf_init(&cw->picks);
     cw->order = pq_leaf_sort_order(node);
     pq_stats_init(&cw->page_stats, cw->order, node->type, (size_t)node->type_length);
     pq_stats_init(&cw->chunk_stats, cw->order, node->type, (size_t)node->type_length);
+    kept_bufs(cw, to);
+    for (int k = 0; k < n_kept_bufs; k++) {
+        *to[k] = *from[k];
+        pq_buf_reset(to[k]);
+    }
+    cw->meta.pages = kept.meta.pages;
+    cw->meta.cap_pages = kept.meta.cap_pages;
+    cw->meta.def_hist = kept.meta.def_hist;  /* PQ_CW_HIST_MIN slots, or NULL */
+    cw->meta.rep_hist = kept.meta.rep_hist;
+    cw->ndv = kept.ndv;          /* reset at each begin */
     pq_logical_kind k = node->logical.kind;
     cw->geo_on = k == PQ_LT_GEOMETRY || k == PQ_LT_GEOGRAPHY;
     pq_geo_stats_init(&cw->geo, k == PQ_LT_GEOGRAPHY);
     bool stringish = node->type == PQ_BYTE_ARRAY || k == PQ_LT_UUID;
     cw->bloom_maybe = node->type != PQ_BOOLEAN &&
                       (o->bloom == 1 || (o->bloom < 0 && stringish && !cw->geo_on));
-    if (pq_column_init(&cw->open, node) != 0)
+    cw->dict = kept.dict;        /* freed by pq_colwriter_free if unused */
+    if (pq_column_init_in(&cw->open, node) != 0)
         return PQ_ENOMEM;
     if (node->type != PQ_BOOLEAN) {
-        if (pq_dict_init(&cw->dict, node->type, cw->open.width) != 0)
+        if (pq_dict_init_in(&cw->dict, node->type, cw->open.width) != 0)
             return PQ_ENOMEM;
         cw->has_dict = true;
     }
     return PQ_OK;
+}
+
+void pq_colwriter_release(pq_colwriter *cw, size_t *budget)
+{
+    pq_chunk_meta *m = &cw->meta;  /* a kept or unfinished one, never packed */
+    /* the level histograms: PQ_CW_HIST_MIN slots (meta_init), or their
+     * leaf's levels when more; kept for the next leaf in the first case */
+    if (cw->open.max_def + 1 > PQ_CW_HIST_MIN) {
+        free(m->def_hist);
+        m->def_hist = NULL;
+    }
+    if (cw->open.max_rep + 1 > PQ_CW_HIST_MIN) {
+        free(m->rep_hist);
+        m->rep_hist = NULL;
+    }
+    pq_buf_free(&m->encrypted_meta);
+    if (m->bloom != NULL)
+        pq_bloom_free(m->bloom);
+    free(m->bloom);
+    m->bloom = NULL;
+    size_t pages = m->cap_pages * sizeof *m->pages;
+    if (pages > *budget) {
+        free(m->pages);
+        m->pages = NULL;
+        m->cap_pages = 0;
+    }
+    *budget -= m->pages != NULL ? pages : 0;
+    m->n_pages = 0;
+    pq_geo_stats_free(&cw->geo);
+    if (cw->ndv != NULL && sizeof *cw->ndv <= *budget) {
+        *budget -= sizeof *cw->ndv;  /* reset by the next leaf's begin */
+    } else {
+        free(cw->ndv);
+        cw->ndv = NULL;
+    }
+    pq_buf *b[n_kept_bufs];
+    kept_bufs(cw, b);
+    for (int k = 0; k < n_kept_bufs; k++) {
+        if (b[k]->cap <= *budget) {
+            *budget -= b[k]->cap;
+            pq_buf_reset(b[k]);
+        } else {
+            pq_buf_free(b[k]);
+        }
+    }
+    pq_dict_release(&cw->dict, budget);
+    cw->node = NULL;
+    cw->has_dict = false;
 }
 
 void pq_colwriter_free(pq_colwriter *cw)
@@ -157,8 +247,7 @@ void pq_colwriter_free(pq_colwriter *cw)
     pq_buf_free(&cw->page_seen);
     pq_buf_free(&cw->picks);
     pq_column_free(&cw->open);
-    if (cw->has_dict)
-        pq_dict_free(&cw->dict);
+    pq_dict_free(&cw->dict);     /* a released colwriter's too (has_dict unset) */
     pq_stats_free(&cw->page_stats);
     pq_stats_free(&cw->chunk_stats);
     pq_geo_stats_free(&cw->geo);
@@ -166,11 +255,100 @@ void pq_colwriter_free(pq_colwriter *cw)
     memset(cw, 0, sizeof *cw);
 }
 
+/* Empties m (the colwriter's: never a packed one) for the next chunk,
+ * keeping its arrays' memory (the level histograms are the leaf's size);
+ * only the bloom filter and encrypted_meta are freed. */
+static void meta_keep(pq_chunk_meta *m)
+{
+    pq_chunk_meta k = *m;
+    pq_buf_free(&m->encrypted_meta);
+    if (m->bloom != NULL)
+        pq_bloom_free(m->bloom);
+    free(m->bloom);
+    memset(m, 0, sizeof *m);
+    pq_buf *from[5] = {&k.min, &k.max, &k.index_bytes, &k.page_def_hist, &k.page_rep_hist};
+    pq_buf *to[5] = {&m->min, &m->max, &m->index_bytes, &m->page_def_hist, &m->page_rep_hist};
+    for (int i = 0; i < 5; i++) {
+        *to[i] = *from[i];
+        pq_buf_reset(to[i]);
+    }
+    m->def_hist = k.def_hist;
+    m->rep_hist = k.rep_hist;
+    m->pages = k.pages;
+    m->cap_pages = k.cap_pages;
+}
+
+/* A finished chunk's metadata, moved to `to` packed into one allocation
+ * (to->block): a file keeps every chunk's until its footer, and its ~8
+ * arrays a chunk, grown as pages came and freed one by one at the close,
+ * were a partitioned convert's most frequent mallocs and frees. from
+ * keeps its arrays for the next chunk (meta_keep). */
+static int meta_pack(pq_chunk_meta *from, const pq_column *col, pq_chunk_meta *to)
+{
+    enum { n_parts = 8 };
+    struct { void *src; size_t len; void *dst; } part[n_parts] = {
+        {from->pages, from->n_pages * sizeof *from->pages, NULL},
+        {from->def_hist, from->def_hist ? ((size_t)col->max_def + 1) * sizeof(uint64_t) : 0, NULL},
+        {from->rep_hist, from->rep_hist ? ((size_t)col->max_rep + 1) * sizeof(uint64_t) : 0, NULL},
+        {from->index_bytes.data, from->index_bytes.len, NULL},
+        {from->page_def_hist.data, from->page_def_hist.len, NULL},
+        {from->page_rep_hist.data, from->page_rep_hist.len, NULL},
+        {from->min.data, from->min.len, NULL},
+        {from->max.data, from->max.len, NULL},
+    };
+    size_t total = 0;
+    for (int k = 0; k < n_parts; k++)
+        total += (part[k].len + 7) & ~(size_t)7;  /* each 8-byte aligned */
+    uint8_t *block = malloc(total ? total : 1);
+    if (block == NULL)
+        return PQ_ENOMEM;
+    for (size_t k = 0, at = 0; k < n_parts; k++) {
+        if (part[k].src == NULL)
+            continue;                /* absent stays NULL, empty stays non-NULL */
+        part[k].dst = block + at;
+        memcpy(part[k].dst, part[k].src, part[k].len);
+        at += (part[k].len + 7) & ~(size_t)7;
+    }
+    *to = *from;                 /* bloom and encrypted_meta move with it */
+    to->block = block;
+    to->pages = part[0].dst;
+    to->cap_pages = from->n_pages;
+    to->def_hist = part[1].dst;
+    to->rep_hist = part[2].dst;
+    pq_buf *bufs[5] = {&to->index_bytes, &to->page_def_hist, &to->page_rep_hist, &to->min,
+                       &to->max};
+    for (int k = 0; k < 5; k++)
+        *bufs[k] = (pq_buf){.data = part[3 + k].dst, .len = part[3 + k].len,
+                            .cap = part[3 + k].len};
+    from->bloom = NULL;
+    pq_buf_init(&from->encrypted_meta);
+    meta_keep(from);
+    return PQ_OK;
+}
+
+/* A chunk's level histogram for levels 0..max, zeroed: NULL when max is
+ * 0 (the chunk has none); a kept one (meta_keep, or another leaf's within
+ * PQ_CW_HIST_MIN slots: pq_colwriter_release) when it has room. */
+static int hist_ready(uint64_t **h, uint16_t max)
+{
+    size_t n = (size_t)max + 1;
+    if (max == 0 || n > PQ_CW_HIST_MIN) {
+        free(*h);                /* none, or not known to have room */
+        *h = NULL;
+    }
+    if (max == 0)
+        return PQ_OK;
+    if (*h == NULL && !(*h = calloc(n > PQ_CW_HIST_MIN ? n : PQ_CW_HIST_MIN, sizeof **h)))
+        return PQ_ENOMEM;
+    memset(*h, 0, n * sizeof **h);
+    return PQ_OK;
+}
+
 static int meta_init(pq_colwriter *cw)
 {
     pq_chunk_meta *m = &cw->meta;
     const pq_column *col = &cw->open;
-    pq_chunk_meta_free(m);
+    meta_keep(m);
     m->node = cw->node;
     m->codec = cw->codec = cw->o.codec;
     m->dictionary_page_offset = -1;
@@ -180,9 +358,8 @@ static int meta_init(pq_colwriter *cw)
     m->row_group = cw->o.row_group;
     m->column = cw->o.column;
     m->data_page_type = cw->o.page_version == 2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA;
-    if (col->max_def > 0 && !(m->def_hist = calloc((size_t)col->max_def + 1, sizeof(uint64_t))))
-        return PQ_ENOMEM;
-    if (col->max_rep > 0 && !(m->rep_hist = calloc((size_t)col->max_rep + 1, sizeof(uint64_t))))
+    if (hist_ready(&m->def_hist, col->max_def) != 0 ||
+        hist_ready(&m->rep_hist, col->max_rep) != 0)
         return PQ_ENOMEM;
     if (col->max_def > 0 || col->max_rep > 0)
         m->encodings |= 1u << PQ_ENC_RLE;
@@ -219,6 +396,7 @@ int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err)
 
 void pq_colwriter_trim(pq_colwriter *cw)
 {
+    pq_chunk_meta_free(&cw->meta); /* the arrays meta_keep kept */
     pq_buf_free(&cw->pages);
     pq_buf_free(&cw->hashes);
     pq_buf_free(&cw->open_idx);
@@ -734,8 +912,8 @@ int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chun
     rc = rc ? rc : pq_colfinish_chunk(cw, w, out, err);
     if (rc != 0)
         return rc;
-    *meta = cw->meta;        /* the buffers move to meta */
-    memset(&cw->meta, 0, sizeof cw->meta);
+    if (meta_pack(&cw->meta, &cw->open, meta) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", cw->node->path);
     cw->prev_values = cw->values;
     if (cw->has_dict)
         pq_dict_reset(&cw->dict); /* held until the next chunk's begin otherwise */

@@ -45,6 +45,16 @@ int pq_chunk_check_encoding(const pq_node *node, pq_encoding enc, pq_err *err);
  * dictionary_max_bytes makes the later pages fall back. */
 int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o);
 void pq_colwriter_free(pq_colwriter *cw);
+/* A colwriter done with its leaf (its file closed) keeps its buffers'
+ * memory for another leaf's: everything else is freed, and each buffer
+ * (pages, open page, dictionary, statistics' bounds, ...) is kept while
+ * its room fits in *budget (taken from it), else freed. Then only
+ * pq_colwriter_init_in, pq_colwriter_release or pq_colwriter_free. A
+ * partitioned output's small files each grew ~15 buffers a leaf from
+ * nothing, and freed them at the close. */
+void pq_colwriter_release(pq_colwriter *cw, size_t *budget);
+/* pq_colwriter_init on a released (or zeroed) cw, reusing its memory. */
+int pq_colwriter_init_in(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o);
 /* Starts a chunk of row group `ordinal` (module AADs), keeping buffers. */
 int pq_colwriter_begin(pq_colwriter *cw, int32_t ordinal, pq_err *err);
 /* Appends every row of col (whole rows: its first level starts a row). */

@@ -300,9 +300,13 @@ int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_err *
     int64_t base = (int64_t)out->len;
     if (pq_buf_append(out, cw->pages.data, cw->pages.len) != 0)
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", cw->node->path);
-    /* freed, not kept: the row group's pages would otherwise be held
-     * twice (here and in out) until every chunk is appended */
-    pq_buf_free(&cw->pages);
+    /* freed, not kept, unless small (PQ_CW_KEEP_PAGES: a partitioned
+     * file's chunk, kept for the next chunk or file): the row group's
+     * pages would otherwise be held twice (here and in out) until every
+     * chunk is appended */
+    if (cw->pages.cap > PQ_CW_KEEP_PAGES)
+        pq_buf_free(&cw->pages);
+    pq_buf_reset(&cw->pages);
     int64_t dict = cw->meta.dictionary_page_offset;
     cw->meta.dictionary_page_offset = -1;
     pq_colfinish_rebase(&cw->meta, base);

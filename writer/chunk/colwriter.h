@@ -113,6 +113,12 @@ typedef struct pq_chunk_meta {
     int32_t bloom_length;
     int64_t column_index_offset, offset_index_offset;
     int32_t column_index_length, offset_index_length;
+    /* Non-NULL: a finished chunk's (pq_colwriter_finish), whose page
+     * entries, histograms, bounds and page-index bytes all lie in this one
+     * allocation (each array exactly its length); only encrypted_meta and
+     * bloom are their own. Such a meta's arrays are not grown or freed
+     * one by one. */
+    void *block;
 } pq_chunk_meta;
 
 /* Scratch reused across chunks; one per thread encoding (pq_encoded). */
@@ -135,6 +141,15 @@ typedef enum pq_cw_mode {
     PQ_CW_REFALL                 /* fallen back after a page of indices: the
                                     encoding is measured on the next values */
 } pq_cw_mode;
+
+/* A finished chunk's pages buffer is kept for the next chunk up to this
+ * room (colfinish.c), else freed. */
+#define PQ_CW_KEEP_PAGES ((size_t)64 * 1024)
+
+/* Level histograms are allocated with at least this many slots, so that a
+ * colwriter taken over by another leaf (pq_colwriter_init_in) keeps them
+ * when that leaf's levels fit. */
+#define PQ_CW_HIST_MIN 8
 
 typedef struct pq_colwriter {
     const pq_node *node;

@@ -86,10 +86,50 @@ void pq_dict_trim(pq_dict *d)
     pq_dict_free(d);
 }
 
+void pq_dict_release(pq_dict *d, size_t *budget)
+{
+    size_t room[3] = {d->arena.cap, d->ents_cap * sizeof *d->ents, d->nslots * sizeof *d->slots};
+    bool keep[3];
+    for (int k = 0; k < 3; k++) {
+        keep[k] = room[k] <= *budget;
+        *budget -= keep[k] ? room[k] : 0;
+    }
+    if (!keep[0])
+        pq_buf_free(&d->arena);
+    if (!keep[1]) {
+        free(d->ents);
+        d->ents = NULL;
+        d->ents_cap = 0;
+    }
+    if (!keep[2]) {
+        free(d->slots);
+        d->slots = NULL;
+        d->nslots = 0;
+    }
+    pq_dict_reset(d);
+}
+
+int pq_dict_init_in(pq_dict *d, pq_physical_type type, size_t width)
+{
+    pq_dict kept = *d;
+    int rc = pq_dict_init(d, type, width);
+    d->arena = kept.arena;
+    d->ents = kept.ents;
+    d->ents_cap = kept.ents_cap;
+    d->slots = kept.slots;
+    d->nslots = kept.nslots;
+    pq_dict_reset(d);
+    return rc;
+}
+
 void pq_dict_reset(pq_dict *d)
 {
     pq_buf_reset(&d->arena);
-    if (d->slots != NULL)
+    /* no entry, no slot in use: a column writer resets its dictionary at
+     * the chunk's finish, at the next begin and when passed on (released
+     * tables are kept), and clearing the table each time cost more than
+     * the calloc it replaced */
+    if (d->slots != NULL && d->count > 0)
         memset(d->slots, 0, d->nslots * sizeof *d->slots);
     d->count = 0;
     d->plain_bytes = 0;

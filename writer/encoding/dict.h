@@ -35,6 +35,13 @@ void pq_dict_free(pq_dict *d);
 void pq_dict_reset(pq_dict *d);
 /* Empties d and frees its tables; it grows again from empty on insert. */
 void pq_dict_trim(pq_dict *d);
+/* Empties d, keeping its arena and tables only while their room fits in
+ * *budget (taken from it); what does not fit is freed. d then holds
+ * memory and no entries, for pq_dict_init_in (a column writer passed on
+ * to another file's leaf) or pq_dict_free. */
+void pq_dict_release(pq_dict *d, size_t *budget);
+/* pq_dict_init on a released (or zeroed) d, reusing the memory it kept. */
+int pq_dict_init_in(pq_dict *d, pq_physical_type type, size_t width);
 
 /* Finds or adds a value; *index_out gets its index (dense, from 0, stable
  * until reset). Amortised O(1). PQ_ELIMIT past UINT32_MAX - 1 entries.

@@ -16,6 +16,8 @@ struct pq_stream {
     pq_colwriter *cols;
     size_t n_cols;
     size_t cap_cols;             /* cols' room (a released stream keeps it) */
+    size_t n_kept;               /* cols [0, n_kept) may hold released memory */
+    size_t kept_bytes;           /* their room, at the last release */
     int32_t ordinal;
     uint64_t rows;
 };
@@ -27,10 +29,12 @@ static pq_stream *stream_alloc(pq_stream *shell, size_t n_cols)
     size_t cap = n_cols ? n_cols : 1;
     if (shell != NULL && shell->cap_cols >= cap) {
         pq_colwriter *cols = shell->cols;
-        size_t room = shell->cap_cols;
+        size_t room = shell->cap_cols, kept = shell->n_kept, bytes = shell->kept_bytes;
         memset(shell, 0, sizeof *shell);
         shell->cols = cols;
         shell->cap_cols = room;
+        shell->n_kept = kept;
+        shell->kept_bytes = bytes;
         return shell;
     }
     pq_stream_destroy(shell);
@@ -63,7 +67,7 @@ int pq_stream_create_in(pq_stream **out, pq_stream *shell, const pq_schema *sche
     for (; s->n_cols < n_cols; s->n_cols++) {
         size_t i = s->n_cols;
         /* counted before init succeeds: init leaves a colwriter freeable */
-        if (pq_colwriter_init(&s->cols[i], pq_schema_leaf_node(schema, i), &opts[i]) != 0) {
+        if (pq_colwriter_init_in(&s->cols[i], pq_schema_leaf_node(schema, i), &opts[i]) != 0) {
             s->n_cols++;
             pq_stream_destroy(s);
             return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
@@ -78,15 +82,21 @@ void pq_stream_destroy(pq_stream *s)
 {
     if (s == NULL)
         return;
-    pq_stream_release(s);
+    size_t n = s->n_cols > s->n_kept ? s->n_cols : s->n_kept;
+    for (size_t i = 0; i < n; i++)
+        pq_colwriter_free(&s->cols[i]);
     free(s->cols);
     free(s);
 }
 
 void pq_stream_release(pq_stream *s)
 {
-    for (size_t i = 0; i < s->n_cols; i++)
-        pq_colwriter_free(&s->cols[i]);
+    size_t budget = PQ_STREAM_KEEP_BYTES;
+    size_t n = s->n_cols > s->n_kept ? s->n_cols : s->n_kept;
+    for (size_t i = 0; i < n; i++)
+        pq_colwriter_release(&s->cols[i], &budget);
+    s->n_kept = n;
+    s->kept_bytes = PQ_STREAM_KEEP_BYTES - budget;
     s->n_cols = 0;
     s->w = NULL;
     s->schema = NULL;
@@ -165,6 +175,8 @@ size_t pq_stream_held_bytes(const pq_stream *s)
         n += pq_colwriter_held_bytes(&s->cols[i]);
     return n;
 }
+
+size_t pq_stream_kept_bytes(const pq_stream *s) { return s->kept_bytes; }
 
 size_t pq_stream_fed_bytes(const pq_stream *s)
 {

@@ -43,11 +43,15 @@ int pq_stream_new(pq_stream **out, pq_writer *w, pq_err *err);
 int pq_stream_create(pq_stream **out, const pq_schema *schema, const pq_chunk_opts *opts,
                      size_t n_cols, bool crypto, bool keep, const pq_writer *w, pq_err *err);
 void pq_stream_destroy(pq_stream *s);
-/* Frees s's column writers (and all they hold) but keeps s and its array
- * of them, as a shell for pq_stream_create_in / pq_stream_new_in: a
+/* Releases s's column writers (pq_colwriter_release) and keeps s and its
+ * array of them, as a shell for pq_stream_create_in / pq_stream_new_in: a
  * pipeline of many short files (partitioned output) made and freed 1,000
- * of those arrays (1.6 KiB a leaf), each fresh memory to fault in. A
- * shell references nothing; only pq_stream_destroy may free it. */
+ * of those arrays (1.6 KiB a leaf), each fresh memory to fault in, and
+ * ~15 buffers a leaf grown from nothing. The column writers keep their
+ * buffers' memory, at most PQ_STREAM_KEEP_BYTES of it in all (the first
+ * leaves' first), for the next stream's leaves. A shell references no
+ * schema or writer; only pq_stream_destroy may free it. */
+#define PQ_STREAM_KEEP_BYTES ((size_t)1 << 20)
 void pq_stream_release(pq_stream *s);
 /* pq_stream_create, taking over shell (a released stream, or NULL): its
  * struct and array are reused when they have room for n_cols, else freed.
@@ -86,6 +90,9 @@ uint64_t pq_stream_rows(const pq_stream *s);
 int32_t pq_stream_ordinal(const pq_stream *s);
 /* Bytes held now: open pages, encoded pages, dictionaries, filter hashes. */
 size_t pq_stream_held_bytes(const pq_stream *s);
+/* The room a released stream's column writers kept (pq_stream_release),
+ * at most PQ_STREAM_KEEP_BYTES. */
+size_t pq_stream_kept_bytes(const pq_stream *s);
 /* Raw bytes fed since begin, counted as a buffered row group's were
  * (pq_rowgroup_buffered_bytes): what row_group.max_bytes limits. */
 size_t pq_stream_fed_bytes(const pq_stream *s);

@@ -2,7 +2,9 @@
  * pieces of any size, its leaves shared out between scratches as the
  * daemon's workers share them, its last piece fed as the last or not,
  * gives the file the classic API writes, byte for byte; what a stream
- * holds is counted, and nothing once a row group is finished. */
+ * holds is counted, and nothing once a row group is finished; a finished
+ * chunk's metadata is one allocation; a released stream's memory serves
+ * the next file's leaves, of other types too. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "encoded.h"
 #include "memsink.h"
 #include "pq_writer.h"
 #include "rowgen.h"
@@ -96,6 +99,10 @@ static void finish_append(pq_writer *w, pq_stream *st, pq_encoded *e, pq_encoded
         fail_msg("finish: %s", err.msg);
     assert_int_equal(pq_stream_held_bytes(st), 0);
     assert_int_equal(pq_stream_rows(st), 0);
+    /* each chunk's metadata in one allocation (the column writers keep
+     * their arrays for the next chunk) */
+    for (size_t i = 0; e->rows > 0 && i < e->n_chunks; i++)
+        assert_non_null(e->meta.chunks[i].block);
     if (pq_writer_append_encoded(w, e, &err) != 0)
         fail_msg("append: %s", err.msg);
 }
@@ -274,6 +281,68 @@ static void test_stream_released_shell_serves_the_next_file(void **state)
     pq_schema_destroy(one);
 }
 
+/* A flat schema of six leaves of every kind of column writer (no
+ * dictionary, fixed width, byte arrays), starting at type `shift`. */
+static pq_schema *flat_schema(size_t shift)
+{
+    static const pq_physical_type types[] = {PQ_BOOLEAN, PQ_INT32, PQ_BYTE_ARRAY, PQ_DOUBLE,
+                                             PQ_INT64, PQ_FIXED_LEN_BYTE_ARRAY};
+    pq_err err = {0};
+    pq_schema *s = pq_schema_new(NULL);
+    for (size_t i = 0; i < 6; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "c%zu", i);
+        pq_physical_type t = types[(i + shift) % 6];
+        pq_node_spec leaf = {.name = name, .repetition = i % 2 ? PQ_OPTIONAL : PQ_REQUIRED,
+                             .type = t, .type_length = t == PQ_FIXED_LEN_BYTE_ARRAY ? 16 : 0,
+                             .field_id = -1};
+        assert_true(pq_schema_add_leaf(s, 0, &leaf, &err) > 0);
+    }
+    return s;
+}
+
+/* A released stream keeps its column writers' buffers (within
+ * PQ_STREAM_KEEP_BYTES) for the next file's leaves, whatever their types:
+ * each leaf of the next file gets the memory of a leaf of another type
+ * (a dictionary's for a boolean, a boolean's for a dictionary), and
+ * writes the file a new stream writes. */
+static void test_stream_released_buffers_serve_other_types(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    for (size_t shift = 1; shift < 6; shift++) {
+        pq_schema *a = flat_schema(0), *b = flat_schema(shift);
+        pq_buf out_a, out_b, fresh_b;
+        pq_writer *wa = writer_open(a, &o, &out_a), *wb = writer_open(b, &o, &out_b);
+        pq_stream *st = NULL, *again = NULL;
+        assert_int_equal(pq_stream_new(&st, wa, &err), 0);
+        write_one(a, wa, st);
+        pq_stream_release(st);
+        assert_true(pq_stream_kept_bytes(st) > 0);
+        assert_true(pq_stream_kept_bytes(st) <= PQ_STREAM_KEEP_BYTES);
+        assert_int_equal(pq_stream_new_in(&again, st, wb, &err), 0);
+        write_one(b, wb, again);
+        pq_stream_release(again);       /* and released again: kept, not leaked */
+        writer_close(wa);
+        writer_close(wb);
+        pq_stream_destroy(again);
+        pq_writer *wf = writer_open(b, &o, &fresh_b);
+        assert_int_equal(pq_stream_new(&st, wf, &err), 0);
+        write_one(b, wf, st);
+        writer_close(wf);
+        pq_stream_destroy(st);
+        assert_int_equal(out_b.len, fresh_b.len);
+        assert_memory_equal(out_b.data, fresh_b.data, fresh_b.len);
+        pq_buf_free(&out_a);
+        pq_buf_free(&out_b);
+        pq_buf_free(&fresh_b);
+        pq_schema_destroy(a);
+        pq_schema_destroy(b);
+    }
+}
+
 /* A piece of another schema, or leaves out of range, are refused. */
 static void test_stream_refuses_what_it_cannot_feed(void **state)
 {
@@ -311,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_stream_pieces_give_the_classic_file_byte_for_byte),
         cmocka_unit_test(test_stream_last_feed_copies_no_rows),
         cmocka_unit_test(test_stream_released_shell_serves_the_next_file),
+        cmocka_unit_test(test_stream_released_buffers_serve_other_types),
         cmocka_unit_test(test_stream_refuses_what_it_cannot_feed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
