@@ -325,8 +325,8 @@ int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out)
     pq_thrift_struct_begin(&t);
     pq_thrift_field_i32(&t, 1, fm->version);
     pq_thrift_field_list_begin(&t, 2, PQ_TT_STRUCT, s->n_nodes);
-    /* made once per schema at finish; a schema finished elsewhere (none
-     * today) is written here */
+    /* encoded once by pq_schema_finish (a partitioned convert writes a
+     * footer per file, all of a layout's files sharing its schema) */
     if (s->finished && s->elements.len > 0)
         pq_thrift_raw(&t, s->elements.data, s->elements.len);
     else
