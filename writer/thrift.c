@@ -200,6 +200,11 @@ void pq_thrift_list_i64(pq_thrift *t, int64_t v)
     tc_zigzag(t, v);
 }
 
+void pq_thrift_raw(pq_thrift *t, const void *p, size_t n)
+{
+    tc_bytes(t, p, n);
+}
+
 void pq_thrift_list_binary(pq_thrift *t, const void *src, size_t n)
 {
     uint8_t *p = n <= SIZE_MAX - 10 ? tc_room(t, 10 + n) : NULL;

@@ -66,5 +66,9 @@ void pq_thrift_list_bool(pq_thrift *t, bool v);
 void pq_thrift_list_i32(pq_thrift *t, int32_t v);
 void pq_thrift_list_i64(pq_thrift *t, int64_t v);
 void pq_thrift_list_binary(pq_thrift *t, const void *p, size_t n);
+/* Bytes encoded beforehand, copied as they are: list elements (structs
+ * start their field ids afresh, so their bytes do not depend on what
+ * precedes them). */
+void pq_thrift_raw(pq_thrift *t, const void *p, size_t n);
 
 #endif

@@ -85,6 +85,25 @@ static void write_schema_tree(pq_thrift *t, const pq_schema *s, int id)
         write_schema_tree(t, s, n->children[i]);
 }
 
+int pq_meta_write_schema(const pq_schema *s, pq_buf *out)
+{
+    pq_thrift t;
+    pq_thrift_init(&t, out);
+    write_schema_tree(&t, s, 0);
+    return pq_thrift_error(&t);
+}
+
+/* path_in_schema's elements, encoded by pq_schema_finish. */
+static void write_path(pq_thrift *t, const pq_node *n)
+{
+    if (n->path_thrift.len > 0) {
+        pq_thrift_raw(t, n->path_thrift.data, n->path_thrift.len);
+        return;
+    }
+    for (size_t i = 0; i < n->n_path; i++)
+        pq_thrift_list_binary(t, n->path_parts[i], strlen(n->path_parts[i]));
+}
+
 static void write_hist(pq_thrift *t, int16_t fid, const uint64_t *h, uint16_t max)
 {
     pq_thrift_field_list_begin(t, fid, PQ_TT_I64, (size_t)max + 1);
@@ -197,8 +216,7 @@ static void write_column_metadata_fields(pq_thrift *t, const pq_chunk_meta *m, b
     pq_thrift_field_i32(t, 1, n->type);
     write_encodings(t, m);
     pq_thrift_field_list_begin(t, 3, PQ_TT_BINARY, n->n_path);
-    for (size_t i = 0; i < n->n_path; i++)
-        pq_thrift_list_binary(t, n->path_parts[i], strlen(n->path_parts[i]));
+    write_path(t, n);
     pq_thrift_field_i32(t, 4, m->codec);
     pq_thrift_field_i64(t, 5, m->num_values);
     pq_thrift_field_i64(t, 6, m->total_uncompressed);
@@ -247,8 +265,7 @@ static void write_crypto_metadata(pq_thrift *t, const pq_chunk_meta *m, const pq
     pq_thrift_field_struct_begin(t, 8);
     pq_thrift_field_struct_begin(t, 2); /* ENCRYPTION_WITH_COLUMN_KEY */
     pq_thrift_field_list_begin(t, 1, PQ_TT_BINARY, m->node->n_path);
-    for (size_t i = 0; i < m->node->n_path; i++)
-        pq_thrift_list_binary(t, m->node->path_parts[i], strlen(m->node->path_parts[i]));
+    write_path(t, m->node);
     if (id != NULL)
         pq_thrift_field_binary(t, 2, id, strlen(id));
     pq_thrift_struct_end(t);
@@ -308,7 +325,12 @@ int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out)
     pq_thrift_struct_begin(&t);
     pq_thrift_field_i32(&t, 1, fm->version);
     pq_thrift_field_list_begin(&t, 2, PQ_TT_STRUCT, s->n_nodes);
-    write_schema_tree(&t, s, 0);
+    /* encoded once by pq_schema_finish (a partitioned convert writes a
+     * footer per file, all of a layout's files sharing its schema) */
+    if (s->finished && s->elements.len > 0)
+        pq_thrift_raw(&t, s->elements.data, s->elements.len);
+    else
+        write_schema_tree(&t, s, 0);
     pq_thrift_field_i64(&t, 3, fm->num_rows);
     pq_thrift_field_list_begin(&t, 4, PQ_TT_STRUCT, fm->n_row_groups);
     for (size_t i = 0; i < fm->n_row_groups; i++)

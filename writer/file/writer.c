@@ -161,11 +161,9 @@ static int writer_setup(pq_writer *w, pq_err *err)
 {
     w->n_cols = pq_schema_num_leaves(w->schema);
     w->chunk_opts = calloc(w->n_cols, sizeof *w->chunk_opts);
-    w->own = pq_encoded_new();
-    if (w->chunk_opts == NULL || w->own == NULL)
+    if (w->chunk_opts == NULL)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
-    int rc = pq_rowgroup_new(&w->rg, w->schema, err);
-    rc = rc ? rc : w->opts.encryption ? setup_crypto(w, err) : 0;
+    int rc = w->opts.encryption ? setup_crypto(w, err) : 0;
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < w->n_cols; i++) {
@@ -263,12 +261,29 @@ int pq_writer_add_metadata(pq_writer *w, const char *key, const char *value, pq_
     return PQ_OK;
 }
 
-pq_column *pq_writer_column(pq_writer *w, size_t leaf)
+/* The classic API's row buffer and its encoding scratch, made at its
+ * first use: a writer whose row groups its caller encodes (the pipeline's
+ * streams, one writer per partitioned file) never needs them, and making
+ * one per file cost ~57 column buffers and their page faults. NULL when
+ * out of memory. */
+static pq_rowgroup *classic_rows(pq_writer *w)
 {
-    return leaf < w->rg->n_cols ? &w->rg->cols[leaf] : NULL;
+    if (w->rg != NULL)
+        return w->rg;
+    pq_err ignored;
+    w->own = w->own ? w->own : pq_encoded_new();
+    if (w->own == NULL || pq_rowgroup_new(&w->rg, w->schema, &ignored) != 0)
+        return NULL;             /* only out of memory: the schema is finished */
+    return w->rg;
 }
 
-pq_rowgroup *pq_writer_rowgroup(pq_writer *w) { return w->rg; }
+pq_column *pq_writer_column(pq_writer *w, size_t leaf)
+{
+    pq_rowgroup *rg = classic_rows(w);
+    return rg != NULL && leaf < rg->n_cols ? &rg->cols[leaf] : NULL;
+}
+
+pq_rowgroup *pq_writer_rowgroup(pq_writer *w) { return classic_rows(w); }
 uint64_t pq_writer_bytes_written(const pq_writer *w) { return w->out.offset; }
 uint64_t pq_writer_rows_written(const pq_writer *w) { return w->rows_written; }
 int32_t pq_writer_row_groups(const pq_writer *w) { return (int32_t)w->n_rgs; }
@@ -281,17 +296,18 @@ int32_t pq_writer_row_groups(const pq_writer *w) { return (int32_t)w->n_rgs; }
 
 size_t pq_writer_buffered_bytes(const pq_writer *w)
 {
-    return pq_rowgroup_buffered_bytes(w->rg) + (w->stream ? pq_stream_fed_bytes(w->stream) : 0);
+    size_t raw = w->rg ? pq_rowgroup_buffered_bytes(w->rg) : 0;
+    return raw + (w->stream ? pq_stream_fed_bytes(w->stream) : 0);
 }
 
 uint64_t pq_writer_rows_buffered(const pq_writer *w)
 {
-    return w->rg->rows + (w->stream ? pq_stream_rows(w->stream) : 0);
+    return (w->rg ? w->rg->rows : 0) + (w->stream ? pq_stream_rows(w->stream) : 0);
 }
 
 static int writer_feed(pq_writer *w, pq_err *err)
 {
-    if (w->rg->rows == 0)
+    if (w->rg == NULL || w->rg->rows == 0)
         return PQ_OK;
     /* begun with the row group's first rows: an encrypted file that holds
      * the most row groups it may fails only when more rows come */
@@ -330,7 +346,7 @@ int pq_writer_check_limits(pq_writer *w, pq_err *err)
     if (rows - w->rows_size_checked < 64)
         return PQ_OK;
     w->rows_size_checked = rows;
-    size_t raw = pq_rowgroup_buffered_bytes(w->rg);
+    size_t raw = w->rg ? pq_rowgroup_buffered_bytes(w->rg) : 0;
     if (o->row_group_max_bytes && pq_writer_buffered_bytes(w) >= o->row_group_max_bytes)
         return pq_writer_flush_row_group(w, err);
     return raw >= PQ_FEED_BYTES ? writer_feed(w, err) : PQ_OK;
@@ -338,18 +354,23 @@ int pq_writer_check_limits(pq_writer *w, pq_err *err)
 
 int pq_writer_end_row(pq_writer *w, pq_err *err)
 {
-    w->rg->rows++;
+    pq_rowgroup *rg = classic_rows(w);
+    if (rg == NULL)
+        return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
+    rg->rows++;
     return pq_writer_check_limits(w, err);
 }
 
 void pq_writer_abort_row(pq_writer *w)
 {
-    pq_rowgroup_abort_row(w->rg);
+    if (w->rg != NULL)
+        pq_rowgroup_abort_row(w->rg);
 }
 
 void pq_writer_abort_leaf(pq_writer *w, size_t leaf)
 {
-    pq_rowgroup_abort_leaf(w->rg, leaf);
+    if (w->rg != NULL)
+        pq_rowgroup_abort_leaf(w->rg, leaf);
 }
 
 /* The classic flush finishes the stream's row group and appends it. A row

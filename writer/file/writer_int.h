@@ -12,8 +12,8 @@ struct pq_writer {
     pq_writer_opts opts;
     char created_by[128];
     pq_out out;
-    pq_rowgroup *rg;             /* the classic API's rows */
-    pq_encoded *own;             /* encodes rg on flush */
+    pq_rowgroup *rg;             /* the classic API's rows; NULL until its first use */
+    pq_encoded *own;             /* encodes rg on flush; made with rg */
     pq_stream *stream;           /* the classic API's row group, encoding; NULL
                                     until its first rows are fed */
     bool stream_begun;           /* stream holds row group n_rgs */

@@ -5,6 +5,8 @@
 #include "schema.h"
 #include "buf.h"
 #include "logical.h"
+#include "metadata.h"
+#include "thrift.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +60,7 @@ static void node_free(pq_node *n)
         for (size_t i = 0; i < n->n_path; i++)
             free(n->path_parts[i]);
     free(n->path_parts);
+    pq_buf_free(&n->path_thrift);
 }
 
 void pq_schema_destroy(pq_schema *s)
@@ -68,6 +71,7 @@ void pq_schema_destroy(pq_schema *s)
         node_free(&s->nodes[i]);
     free(s->nodes);
     free(s->leaves);
+    pq_buf_free(&s->elements);
     free(s);
 }
 
@@ -217,7 +221,12 @@ static int leaf_path(pq_schema *s, pq_node *n)
         if ((n->path_parts[--i] = strdup(s->nodes[id].name)) == NULL)
             return PQ_ENOMEM;
     n->path = join_path(n->path_parts, depth);
-    return n->path ? PQ_OK : PQ_ENOMEM;
+    pq_thrift t;
+    pq_buf_reset(&n->path_thrift);
+    pq_thrift_init(&t, &n->path_thrift);
+    for (i = 0; i < depth; i++)
+        pq_thrift_list_binary(&t, n->path_parts[i], strlen(n->path_parts[i]));
+    return n->path && pq_thrift_error(&t) == 0 ? PQ_OK : PQ_ENOMEM;
 }
 
 static bool under_variant(const pq_schema *s, const pq_node *n)
@@ -282,6 +291,9 @@ int pq_schema_finish(pq_schema *s, pq_err *err)
     int rc = number_leaves(s, 0, err);
     if (rc != 0)
         return rc;
+    pq_buf_reset(&s->elements);
+    if (pq_meta_write_schema(s, &s->elements) != 0)
+        return pq_err_set(err, PQ_ENOMEM, "schema: out of memory");
     s->finished = true;
     return PQ_OK;
 }

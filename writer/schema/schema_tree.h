@@ -5,6 +5,7 @@
 #ifndef PQ_SCHEMA_TREE_H
 #define PQ_SCHEMA_TREE_H
 
+#include "buf.h"
 #include "pq_writer.h"
 
 typedef struct pq_node {
@@ -28,6 +29,8 @@ typedef struct pq_node {
     char *path;                  /* leaves: dotted path */
     char **path_parts;           /* leaves: path_in_schema, n_path entries */
     size_t n_path;
+    pq_buf path_thrift;          /* leaves: path_in_schema's list elements,
+                                    encoded once for every chunk's footer entry */
     bool variant_binary;         /* a Variant `metadata` or `value` leaf */
 } pq_node;
 
@@ -36,6 +39,12 @@ struct pq_schema {
     size_t n_nodes, cap_nodes;
     int *leaves;                 /* node id of each leaf, depth-first */
     size_t n_leaves;
+    /* The footer's SchemaElement list entries, encoded by pq_schema_finish
+     * (metadata.c): a partitioned convert writes one footer per file, all
+     * of a layout's files share its schema, and its ~150 elements cost
+     * ~40k instructions a footer. Read-only, like the tree, once finished
+     * (the schema is then shared between threads). */
+    pq_buf elements;
     bool finished;
 };
 

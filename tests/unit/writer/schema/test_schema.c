@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "schema.h"
+#include "schema_tree.h"
 
 static int leaf(pq_schema *s, int parent, const char *name, pq_repetition rep,
                 pq_physical_type type, int32_t len, pq_logical lt)
@@ -159,6 +160,36 @@ static void test_schema_rejects_duplicate_names_and_empty_groups(void **state)
     pq_schema_destroy(s);
 }
 
+/* Finish encodes the footer's SchemaElement list entries and each leaf's
+ * path_in_schema once, for every file's footer (metadata.c copies them):
+ * compact protocol, field ids as in parquet.thrift. */
+static void test_schema_finish_keeps_footer_elements(void **state)
+{
+    (void)state;
+    pq_schema *s = pq_schema_new("schema");
+    pq_err err = {0};
+    leaf(s, 0, "id", PQ_REQUIRED, PQ_INT64, 0, no_lt);
+    assert_int_equal(s->elements.len, 0);
+    assert_int_equal(pq_schema_finish(s, &err), 0);
+    static const uint8_t want[] = {
+        0x48, 6, 's', 'c', 'h', 'e', 'm', 'a', /* 4: name */
+        0x15, 2,                               /* 5: num_children 1 */
+        0,                                     /* stop */
+        0x15, 4,                               /* 1: type INT64 */
+        0x25, 0,                               /* 3: repetition REQUIRED */
+        0x18, 2, 'i', 'd',                     /* 4: name */
+        0,                                     /* stop */
+    };
+    assert_int_equal(s->elements.len, sizeof want);
+    assert_memory_equal(s->elements.data, want, sizeof want);
+    assert_int_equal(pq_schema_finish(s, &err), 0); /* a second finish keeps them */
+    assert_int_equal(s->elements.len, sizeof want);
+    const pq_node *id = pq_schema_leaf_node(s, 0); /* path_in_schema: ["id"] */
+    assert_int_equal(id->path_thrift.len, 3);
+    assert_memory_equal(id->path_thrift.data, "\x02id", 3);
+    pq_schema_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_schema_rejects_annotation_on_wrong_physical_type),
         cmocka_unit_test(test_schema_decimal_precision_bounds),
         cmocka_unit_test(test_schema_rejects_duplicate_names_and_empty_groups),
+        cmocka_unit_test(test_schema_finish_keeps_footer_elements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
