@@ -33,9 +33,6 @@ typedef struct pq_file_meta {
 } pq_file_meta;
 
 int pq_meta_write_file(const pq_file_meta *fm, pq_buf *out);
-/* The footer's schema list elements (SchemaElement, depth-first), without
- * the list's header: pq_schema_finish keeps them for every file's footer. */
-int pq_meta_write_schema(const pq_schema *s, pq_buf *out);
 /* ColumnMetaData as a top-level struct (for encrypted_column_metadata). */
 int pq_meta_write_column_metadata(const pq_chunk_meta *m, pq_buf *out);
 int pq_meta_write_column_index(const pq_chunk_meta *m, pq_buf *out);

@@ -5,7 +5,6 @@
 #include "schema.h"
 #include "buf.h"
 #include "logical.h"
-#include "metadata.h"
 #include "thrift.h"
 
 #include <stdio.h>
@@ -291,8 +290,11 @@ int pq_schema_finish(pq_schema *s, pq_err *err)
     int rc = number_leaves(s, 0, err);
     if (rc != 0)
         return rc;
+    pq_thrift t;
     pq_buf_reset(&s->elements);
-    if (pq_meta_write_schema(s, &s->elements) != 0)
+    pq_thrift_init(&t, &s->elements);
+    pq_schema_write_elements(&t, s);
+    if (pq_thrift_error(&t) != 0)
         return pq_err_set(err, PQ_ENOMEM, "schema: out of memory");
     s->finished = true;
     return PQ_OK;

@@ -40,7 +40,7 @@ struct pq_schema {
     int *leaves;                 /* node id of each leaf, depth-first */
     size_t n_leaves;
     /* The footer's SchemaElement list entries, encoded by pq_schema_finish
-     * (metadata.c): a partitioned convert writes one footer per file, all
+     * (schema_thrift.c): a partitioned convert writes one footer per file, all
      * of a layout's files share its schema, and its ~150 elements cost
      * ~40k instructions a footer. Read-only, like the tree, once finished
      * (the schema is then shared between threads). */
