@@ -1,6 +1,7 @@
-/* metadata.c - FileMetaData, SchemaElement, RowGroup, ColumnChunk,
- * ColumnMetaData, SizeStatistics, ColumnIndex and OffsetIndex in the Thrift
- * compact protocol, with field ids exactly as in parquet.thrift. */
+/* metadata.c - FileMetaData, RowGroup, ColumnChunk, ColumnMetaData,
+ * SizeStatistics, ColumnIndex and OffsetIndex in the Thrift compact
+ * protocol, with field ids exactly as in parquet.thrift; the schema's
+ * SchemaElement list comes from writer/schema/schema_thrift.c. */
 #include "metadata.h"
 #include "page.h"
 #include "stats.h"
