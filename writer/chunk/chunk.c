@@ -73,30 +73,62 @@ void pq_chunk_work_free(pq_chunk_work *w)
     pq_compressor_free(&w->comp);
 }
 
-void pq_chunk_meta_free(pq_chunk_meta *m)
+/* What a chunk's metadata owns besides its arrays, packed or not: the
+ * bloom filter and the encrypted ColumnMetaData. */
+static void meta_free_own(pq_chunk_meta *m)
 {
-    if (m->block != NULL) {
-        free(m->block);
-        pq_buf_free(&m->encrypted_meta);
-        if (m->bloom != NULL)
-            pq_bloom_free(m->bloom);
-        free(m->bloom);
-        memset(m, 0, sizeof *m);
-        return;
-    }
-    pq_buf_free(&m->min);
-    pq_buf_free(&m->max);
-    free(m->def_hist);
-    free(m->rep_hist);
-    free(m->pages);
-    pq_buf_free(&m->index_bytes);
-    pq_buf_free(&m->page_def_hist);
-    pq_buf_free(&m->page_rep_hist);
     pq_buf_free(&m->encrypted_meta);
     if (m->bloom != NULL)
         pq_bloom_free(m->bloom);
     free(m->bloom);
+    m->bloom = NULL;
+}
+
+/* The byte arrays of a chunk's metadata, in meta_pack's order. */
+enum { n_meta_bufs = 5 };
+static void meta_bufs(pq_chunk_meta *m, pq_buf *b[n_meta_bufs])
+{
+    pq_buf *all[n_meta_bufs] = {&m->index_bytes, &m->page_def_hist, &m->page_rep_hist, &m->min,
+                                &m->max};
+    memcpy(b, all, sizeof all);
+}
+
+void pq_chunk_meta_free(pq_chunk_meta *m)
+{
+    meta_free_own(m);
+    if (m->block != NULL) {
+        free(m->block);          /* every array lies in it */
+    } else {
+        pq_buf *b[n_meta_bufs];
+        meta_bufs(m, b);
+        for (int k = 0; k < n_meta_bufs; k++)
+            pq_buf_free(b[k]);
+        free(m->def_hist);
+        free(m->rep_hist);
+        free(m->pages);
+    }
     memset(m, 0, sizeof *m);
+}
+
+/* Empties m (the colwriter's: never a packed one) for the next chunk,
+ * keeping its arrays' memory (the level histograms are the leaf's size);
+ * only the bloom filter and encrypted_meta are freed. */
+static void meta_keep(pq_chunk_meta *m)
+{
+    pq_chunk_meta k = *m;
+    meta_free_own(m);
+    memset(m, 0, sizeof *m);
+    pq_buf *from[n_meta_bufs], *to[n_meta_bufs];
+    meta_bufs(&k, from);
+    meta_bufs(m, to);
+    for (int i = 0; i < n_meta_bufs; i++) {
+        *to[i] = *from[i];
+        pq_buf_reset(to[i]);
+    }
+    m->def_hist = k.def_hist;
+    m->rep_hist = k.rep_hist;
+    m->pages = k.pages;
+    m->cap_pages = k.cap_pages;
 }
 
 void pq_chunk_meta_compact(pq_chunk_meta *m)
@@ -136,18 +168,17 @@ int pq_colwriter_init(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts
 
 /* The buffers a released colwriter keeps, whatever its leaf's type (the
  * dictionary's are pq_dict_release's); n_kept_bufs of them. */
-enum { n_kept_bufs = 19 };
+enum { n_own_bufs = 14, n_kept_bufs = n_own_bufs + n_meta_bufs };
 static void kept_bufs(pq_colwriter *cw, pq_buf *b[n_kept_bufs])
 {
-    pq_chunk_meta *m = &cw->meta;
-    pq_buf *all[n_kept_bufs] = {
+    pq_buf *own[n_own_bufs] = {
         &cw->pages, &cw->hashes, &cw->open_idx, &cw->page_seen, &cw->picks,
         &cw->open.values, &cw->open.heap, &cw->open.offsets, &cw->open.def, &cw->open.rep,
         &cw->page_stats.min_bytes, &cw->page_stats.max_bytes,
         &cw->chunk_stats.min_bytes, &cw->chunk_stats.max_bytes,
-        &m->min, &m->max, &m->index_bytes, &m->page_def_hist, &m->page_rep_hist,
     };
-    memcpy(b, all, sizeof all);
+    memcpy(b, own, sizeof own);
+    meta_bufs(&cw->meta, b + n_own_bufs);
 }
 
 int pq_colwriter_init_in(pq_colwriter *cw, const pq_node *node, const pq_chunk_opts *o)
@@ -203,11 +234,7 @@ void pq_colwriter_release(pq_colwriter *cw, size_t *budget)
         free(m->rep_hist);
         m->rep_hist = NULL;
     }
-    pq_buf_free(&m->encrypted_meta);
-    if (m->bloom != NULL)
-        pq_bloom_free(m->bloom);
-    free(m->bloom);
-    m->bloom = NULL;
+    meta_keep(m);
     size_t pages = m->cap_pages * sizeof *m->pages;
     if (pages > *budget) {
         free(m->pages);
@@ -215,7 +242,6 @@ void pq_colwriter_release(pq_colwriter *cw, size_t *budget)
         m->cap_pages = 0;
     }
     *budget -= m->pages != NULL ? pages : 0;
-    m->n_pages = 0;
     pq_geo_stats_free(&cw->geo);
     if (cw->ndv != NULL && sizeof *cw->ndv <= *budget) {
         *budget -= sizeof *cw->ndv;  /* reset by the next leaf's begin */
@@ -255,29 +281,6 @@ void pq_colwriter_free(pq_colwriter *cw)
     memset(cw, 0, sizeof *cw);
 }
 
-/* Empties m (the colwriter's: never a packed one) for the next chunk,
- * keeping its arrays' memory (the level histograms are the leaf's size);
- * only the bloom filter and encrypted_meta are freed. */
-static void meta_keep(pq_chunk_meta *m)
-{
-    pq_chunk_meta k = *m;
-    pq_buf_free(&m->encrypted_meta);
-    if (m->bloom != NULL)
-        pq_bloom_free(m->bloom);
-    free(m->bloom);
-    memset(m, 0, sizeof *m);
-    pq_buf *from[5] = {&k.min, &k.max, &k.index_bytes, &k.page_def_hist, &k.page_rep_hist};
-    pq_buf *to[5] = {&m->min, &m->max, &m->index_bytes, &m->page_def_hist, &m->page_rep_hist};
-    for (int i = 0; i < 5; i++) {
-        *to[i] = *from[i];
-        pq_buf_reset(to[i]);
-    }
-    m->def_hist = k.def_hist;
-    m->rep_hist = k.rep_hist;
-    m->pages = k.pages;
-    m->cap_pages = k.cap_pages;
-}
-
 /* A finished chunk's metadata, moved to `to` packed into one allocation
  * (to->block): a file keeps every chunk's until its footer, and its ~8
  * arrays a chunk, grown as pages came and freed one by one at the close,
@@ -315,9 +318,9 @@ static int meta_pack(pq_chunk_meta *from, const pq_column *col, pq_chunk_meta *t
     to->cap_pages = from->n_pages;
     to->def_hist = part[1].dst;
     to->rep_hist = part[2].dst;
-    pq_buf *bufs[5] = {&to->index_bytes, &to->page_def_hist, &to->page_rep_hist, &to->min,
-                       &to->max};
-    for (int k = 0; k < 5; k++)
+    pq_buf *bufs[n_meta_bufs];
+    meta_bufs(to, bufs);
+    for (int k = 0; k < n_meta_bufs; k++)
         *bufs[k] = (pq_buf){.data = part[3 + k].dst, .len = part[3 + k].len,
                             .cap = part[3 + k].len};
     from->bloom = NULL;
