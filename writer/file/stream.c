@@ -78,11 +78,18 @@ int pq_stream_create_in(pq_stream **out, pq_stream *shell, const pq_schema *sche
     return PQ_OK;
 }
 
+/* The column writers that hold memory: the leaves in use, and those a
+ * release kept buffers in (a smaller schema's stream uses fewer). */
+static size_t cols_holding(const pq_stream *s)
+{
+    return s->n_cols > s->n_kept ? s->n_cols : s->n_kept;
+}
+
 void pq_stream_destroy(pq_stream *s)
 {
     if (s == NULL)
         return;
-    size_t n = s->n_cols > s->n_kept ? s->n_cols : s->n_kept;
+    size_t n = cols_holding(s);
     for (size_t i = 0; i < n; i++)
         pq_colwriter_free(&s->cols[i]);
     free(s->cols);
@@ -92,7 +99,7 @@ void pq_stream_destroy(pq_stream *s)
 void pq_stream_release(pq_stream *s)
 {
     size_t budget = PQ_STREAM_KEEP_BYTES;
-    size_t n = s->n_cols > s->n_kept ? s->n_cols : s->n_kept;
+    size_t n = cols_holding(s);
     for (size_t i = 0; i < n; i++)
         pq_colwriter_release(&s->cols[i], &budget);
     s->n_kept = n;
