@@ -62,12 +62,28 @@ pl_batch *pl_batch_get(pl_pipeline *p)
     return b;
 }
 
-/* A batch keeps its row buffer (sized for a batch, not a row group); a
- * few batches are kept for reuse, the rest freed, so a burst does not
- * leave its memory behind. */
+void pl_batch_take_rows(pl_pipeline *p, pl_batch *b)
+{
+    dm_mutex_assert_held(&p->mu);
+    if (b->rows == NULL && p->n_free_rows > 0)
+        b->rows = p->free_rows[--p->n_free_rows];
+}
+
+/* The row buffer (sized for a batch, not a row group) goes back to its
+ * own pool (PL_FREE_ROWS_EXTRA); a few batches are kept for reuse, the
+ * rest freed, so a burst does not leave its memory behind. */
 void pl_batch_put(pl_pipeline *p, pl_batch *b)
 {
     dm_mutex_assert_held(&p->mu);
+    if (b->rows != NULL) {
+        if (p->n_free_rows < p->n_workers + PL_FREE_ROWS_EXTRA) {
+            pq_rowgroup_reset(b->rows);
+            p->free_rows[p->n_free_rows++] = b->rows;
+        } else {
+            pq_rowgroup_destroy(b->rows);
+        }
+        b->rows = NULL;
+    }
     if (p->n_free_batches >= PL_FREE_BATCHES_MAX) {
         pl_batch_destroy(b);
         return;
@@ -279,6 +295,8 @@ void pl_pools_free(pl_pipeline *p)
         pl_batch_destroy(b);
     }
     p->n_free_batches = 0;
+    while (p->n_free_rows > 0)
+        pq_rowgroup_destroy(p->free_rows[--p->n_free_rows]);
     while (p->n_pool > 0)
         pq_rowgroup_destroy(p->pool[--p->n_pool]);
     while (p->free_jobs != NULL) {

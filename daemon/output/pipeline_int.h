@@ -40,6 +40,15 @@
  * kept, none with 16; the process's page faults 64k -> 38k). What is kept
  * was in flight at once before, so the peak RSS does not grow. */
 #define PL_FREE_BATCHES_MAX 16
+/* The shredded rows of a batch are needed only from its shredding to its
+ * assembly: a batch takes a row buffer from the pipeline's when a worker
+ * takes it to shred, and gives it back when it is assembled, instead of
+ * keeping its own. Only the batches between those two steps hold one (a
+ * few: workers assemble first), not every batch in the input window (a
+ * daemon's 16, each row buffer about 2 MiB of fresh memory to fault in
+ * once; the typed access bench's workers faulted ~4,000 pages less). Up
+ * to the number of workers plus this many are kept. */
+#define PL_FREE_ROWS_EXTRA 2
 #define PL_ENCODE_PARTS 4        /* workers that may share one segment's encoding */
 /* A row group is assembled and encoded in segments: the assembler closes
  * a segment at PL_SEGMENT_BYTES of raw rows or PL_SEGMENT_ROWS rows (a
@@ -332,6 +341,8 @@ struct pl_pipeline {
     /* pools */
     pl_batch *free_batches;
     size_t n_free_batches;
+    pq_rowgroup *free_rows[PL_WORKERS_MAX + PL_FREE_ROWS_EXTRA]; /* batches' row buffers */
+    size_t n_free_rows;
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
@@ -358,6 +369,9 @@ static inline int64_t pl_mono_us(void)
 pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err);
 void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg);
 void pl_batch_put(pl_pipeline *p, pl_batch *b);
+/* A batch taken to be shredded gets a kept row buffer, if there is one
+ * (else pl_shred_batch makes it); pl_batch_put takes it back. */
+void pl_batch_take_rows(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
 /* Lock not held (they take it): f's stream, made in a released one's

@@ -313,6 +313,7 @@ static bool work_once(pl_pipeline *p, pl_worker *wk)
         p->shred_head = b->next_shred;
         if (p->shred_head == NULL)
             p->shred_tail = NULL;
+        pl_batch_take_rows(p, b);
         dm_set(&dm_counters_global.queue_batches, --p->queued_batches);
     }
     p->busy++;
