@@ -70,13 +70,13 @@ void pl_batch_take_rows(pl_pipeline *p, pl_batch *b)
 }
 
 /* The row buffer (sized for a batch, not a row group) goes back to its
- * own pool (PL_FREE_ROWS_EXTRA); a few batches are kept for reuse, the
+ * own pool (PL_FREE_ROWS_MAX); a few batches are kept for reuse, the
  * rest freed, so a burst does not leave its memory behind. */
 void pl_batch_put(pl_pipeline *p, pl_batch *b)
 {
     dm_mutex_assert_held(&p->mu);
     if (b->rows != NULL) {
-        if (p->n_free_rows < p->n_workers + PL_FREE_ROWS_EXTRA) {
+        if (p->n_free_rows < PL_FREE_ROWS_MAX) {
             pq_rowgroup_reset(b->rows);
             p->free_rows[p->n_free_rows++] = b->rows;
         } else {

@@ -43,12 +43,13 @@
 /* The shredded rows of a batch are needed only from its shredding to its
  * assembly: a batch takes a row buffer from the pipeline's when a worker
  * takes it to shred, and gives it back when it is assembled, instead of
- * keeping its own. Only the batches between those two steps hold one (a
- * few: workers assemble first), not every batch in the input window (a
+ * keeping its own. Only the batches between those two steps hold one
+ * (1-3 mostly; up to 8 seen on 2 busy cores, a worker preempted in the
+ * batch the assembler waits for), not every batch in the input window (a
  * daemon's 16, each row buffer about 2 MiB of fresh memory to fault in
- * once; the typed access bench's workers faulted ~4,000 pages less). Up
- * to the number of workers plus this many are kept. */
-#define PL_FREE_ROWS_EXTRA 2
+ * once). As many are kept as were in use at once, up to the batches'
+ * bound: what is kept was in flight at once before (peak RSS). */
+#define PL_FREE_ROWS_MAX PL_FREE_BATCHES_MAX
 #define PL_ENCODE_PARTS 4        /* workers that may share one segment's encoding */
 /* A row group is assembled and encoded in segments: the assembler closes
  * a segment at PL_SEGMENT_BYTES of raw rows or PL_SEGMENT_ROWS rows (a
@@ -341,7 +342,7 @@ struct pl_pipeline {
     /* pools */
     pl_batch *free_batches;
     size_t n_free_batches;
-    pq_rowgroup *free_rows[PL_WORKERS_MAX + PL_FREE_ROWS_EXTRA]; /* batches' row buffers */
+    pq_rowgroup *free_rows[PL_FREE_ROWS_MAX]; /* batches' row buffers */
     size_t n_free_rows;
     pq_rowgroup *pool[PL_POOL_MAX];
     size_t n_pool;
