@@ -104,10 +104,10 @@ void pl_batch_reset(pl_batch *b, uint64_t first_seq)
     b->n_groups = 0;
 }
 
-/* Consecutive lines from one connection share one copy of its source. */
+/* Consecutive lines from one connection share one copy of its source
+ * (compared first: the length is needed only for a new one). */
 static int intern_source(pl_batch *b, const char *source, uint32_t *off)
 {
-    size_t n = strlen(source);
     if (b->has_source) {
         const char *last = (const char *)b->sources.data + b->last_source;
         if (strcmp(last, source) == 0) {
@@ -115,6 +115,7 @@ static int intern_source(pl_batch *b, const char *source, uint32_t *off)
             return 0;
         }
     }
+    size_t n = strlen(source);
     if (b->sources.len > UINT32_MAX - n - 1)
         return PQ_ELIMIT;
     *off = (uint32_t)b->sources.len;
