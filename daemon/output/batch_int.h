@@ -22,6 +22,8 @@ struct pl_batch {
     uint64_t first_seq;
     size_t n_lines;
     pq_buf text;                 /* line bytes back to back */
+    const uint8_t *populated_base; /* text.data when populated was counted */
+    size_t populated;            /* text's first bytes faulted in (batch.c) */
     pq_buf lines;                /* pl_line[n_lines] */
     pq_buf sources;              /* NUL-terminated source strings */
     size_t last_source;
