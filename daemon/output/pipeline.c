@@ -29,14 +29,14 @@ pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
     return pq_rowgroup_new(&rg, p->ps, err) == 0 ? rg : NULL;
 }
 
-/* Keeps up to PL_POOL_MAX row-group buffers (with their capacity: one
- * being filled and one encoding is the steady state) for reuse. */
+/* Keeps up to PL_SEGMENT_POOL_MAX segments' row buffers (with their
+ * capacity) for reuse. */
 void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
 {
     dm_mutex_assert_held(&p->mu);
     if (rg == NULL)
         return;
-    if (p->n_pool == PL_POOL_MAX) {
+    if (p->n_pool == PL_SEGMENT_POOL_MAX) {
         pq_rowgroup_destroy(rg);
         return;
     }
