@@ -343,6 +343,9 @@ struct pl_pipeline {
     pq_rowgroup *pool[PL_SEGMENT_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
+    /* the last written row group's pieces' memory (pq_encoded_move_pieces),
+     * for the next row group's finish; NULL until one is kept */
+    pq_encoded *spare_pieces;
     /* closed files' streams, released (pq_stream_release: the array of
      * column writers and their buffers' memory kept for the next file's
      * stream) */
@@ -368,6 +371,9 @@ void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg);
 void pl_batch_put(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
+/* Lock not held (taken here): before j's segment is fed, its file's
+ * stream adopts the memory of the last written row group's pieces. */
+void pl_job_pieces(pl_pipeline *p, pl_job *j);
 /* Lock not held (they take it): f's stream, made in a released one's
  * array when one is kept (the worker feeding f's first segment); a closed file's
  * stream, released and kept, or freed (the writer). */

@@ -55,6 +55,19 @@ void pq_encoded_trim(pq_encoded *e)
     pq_chunk_work_init(&e->work);
 }
 
+void pq_encoded_move_pieces(pq_encoded *to, pq_encoded *from)
+{
+    pq_encoded_drop(to);
+    pq_encoded_drop(from);
+    if (from->cap_pieces == 0)
+        return;
+    pieces_free(to);
+    to->pieces = from->pieces;
+    to->cap_pieces = from->cap_pieces;
+    from->pieces = NULL;
+    from->cap_pieces = 0;
+}
+
 pq_buf *pq_encoded_piece_slot(pq_encoded *e)
 {
     if (e->n_pieces == e->cap_pieces) {
@@ -72,10 +85,11 @@ pq_buf *pq_encoded_piece_slot(pq_encoded *e)
     return b;
 }
 
-void pq_encoded_piece_add(pq_encoded *e)
+void pq_encoded_piece_add(pq_encoded *e, size_t leaf)
 {
     pq_encoded_piece *p = &e->pieces[e->n_pieces++];
     p->at = e->bytes.len;
+    p->leaf = leaf;
     e->piece_bytes += p->pages.len;
 }
 

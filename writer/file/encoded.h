@@ -12,6 +12,7 @@
  * follow bytes[0, at) in the file. */
 typedef struct pq_encoded_piece {
     size_t at;
+    size_t leaf;                 /* whose pages they are */
     pq_buf pages;
 } pq_encoded_piece;
 
@@ -43,8 +44,8 @@ void pq_encoded_drop(pq_encoded *e);
 
 /* The buffer the next piece's pages would go into (emptied; memory of an
  * earlier piece's kept), or NULL when out of memory; pq_encoded_piece_add
- * adds it, at bytes' end, when the pages went there. */
+ * adds it, leaf's, at bytes' end, when the pages went there. */
 pq_buf *pq_encoded_piece_slot(pq_encoded *e);
-void pq_encoded_piece_add(pq_encoded *e);
+void pq_encoded_piece_add(pq_encoded *e, size_t leaf);
 
 #endif

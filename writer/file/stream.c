@@ -162,6 +162,22 @@ int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, siz
     return feed(s, rows, first, end, scratch, true, err);
 }
 
+void pq_stream_adopt_pieces(pq_stream *s, pq_encoded *e)
+{
+    pq_encoded_drop(e);
+    for (size_t k = 0; k < e->cap_pieces; k++) {
+        pq_encoded_piece *p = &e->pieces[k];
+        pq_buf *pages = p->leaf < s->n_cols ? &s->cols[p->leaf].pages : NULL;
+        if (pages != NULL && pages->len == 0 && pages->cap < p->pages.cap) {
+            pq_buf smaller = *pages;
+            *pages = p->pages;
+            pq_buf_reset(pages);
+            p->pages = smaller;
+        }
+        pq_buf_free(&p->pages);
+    }
+}
+
 void pq_stream_add_rows(pq_stream *s, uint64_t rows)
 {
     s->rows += rows;
@@ -228,7 +244,7 @@ int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *e
             return rc;
         }
         if (take != NULL && take->len > 0)
-            pq_encoded_piece_add(e);
+            pq_encoded_piece_add(e, i);
         pq_colfinish_rebase(m, (int64_t)before); /* the pieces before it */
         e->meta.total_byte_size += m->total_uncompressed;
         e->meta.total_compressed_size += m->total_compressed;
