@@ -124,6 +124,15 @@ void pl_job_pieces(pl_pipeline *p, pl_job *j)
     pq_stream_adopt_pieces(j->file->stream, j->enc);
 }
 
+void pl_pieces_drop(pl_pipeline *p)
+{
+    dm_mutex_lock(&p->mu);
+    pq_encoded *e = p->spare_pieces;
+    p->spare_pieces = NULL;
+    dm_mutex_unlock(&p->mu);
+    pq_encoded_destroy(e);
+}
+
 /* Closed files' streams (lock not held: taken here): a partitioned
  * output closes a file and opens another all the time (1,000 files at
  * the end of a convert), and each new stream's array of column writers

@@ -374,6 +374,8 @@ void pl_job_put(pl_pipeline *p, pl_job *j);
 /* Lock not held (taken here): before j's segment is fed, its file's
  * stream adopts the memory of the last written row group's pieces. */
 void pl_job_pieces(pl_pipeline *p, pl_job *j);
+/* Lock not held (taken here): frees the pieces' memory kept, if any. */
+void pl_pieces_drop(pl_pipeline *p);
 /* Lock not held (they take it): f's stream, made in a released one's
  * array when one is kept (the worker feeding f's first segment); a closed file's
  * stream, released and kept, or freed (the writer). */
