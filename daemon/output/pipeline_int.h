@@ -344,7 +344,8 @@ struct pl_pipeline {
     size_t n_pool;
     pl_job *free_jobs;
     /* the last written row group's pieces' memory (pq_encoded_move_pieces),
-     * for the next row group's finish; NULL until one is kept */
+     * until a file's stream adopts it (pl_job_pieces); NULL until one is
+     * kept */
     pq_encoded *spare_pieces;
     /* closed files' streams, released (pq_stream_release: the array of
      * column writers and their buffers' memory kept for the next file's
