@@ -21,8 +21,10 @@ typedef struct pq_encoded_piece {
  * The row group is bytes with pieces[0, n_pieces) spliced in at their
  * `at`s (in order): copying a chunk's pages into bytes made the whole row
  * group's compressed bytes twice, the copy fresh memory to fault in. The
- * pieces' buffers outlive a drop: the next finish swaps them into its
- * column writers, whose next pages fill memory touched before. */
+ * pieces' buffers outlive a drop: the next finish into e swaps them into
+ * its column writers (the classic API's one encoded), or a stream adopts
+ * them (pq_stream_adopt_pieces: the pipeline's), and their next pages
+ * fill memory touched before. */
 struct pq_encoded {
     const pq_writer *w;          /* the writer that encoded it */
     pq_chunk_work work;          /* scratch and compressors of this encoder */
