@@ -247,6 +247,15 @@ uint64_t pq_encoded_rows(const pq_encoded *e);
 /* Frees e's buffers (it stays usable): a row group's bytes, once
  * appended, need not stay allocated until the next one. */
 void pq_encoded_trim(pq_encoded *e);
+/* Moves the memory of from's pieces (a streamed row group's large chunks'
+ * data pages, handed over whole: pq_stream_finish) to `to`, freeing
+ * to's; nothing when from has none. Both lose the row group they held
+ * (appended or abandoned: pq_encoded_drop). The next pq_stream_finish
+ * into `to` gives that memory to its column writers for their next
+ * chunks' pages: encodeds that a pipeline's row groups pass through in
+ * turn, moving it along, keep a row group's pages in memory touched
+ * before, not fresh memory each time. */
+void pq_encoded_move_pieces(pq_encoded *to, pq_encoded *from);
 
 /* rg is only read (it may be reset or reused once this returns). An empty
  * rg gives an encoded group of 0 rows that append skips. Reuses e's

@@ -450,6 +450,9 @@ int pl_file_close(pl_pipeline *p, pl_file *f, pq_err *err)
         st_free(f->out);
     free(f->key);
     free(f);
+    /* nor the last row group's pages' memory, kept for a next row group
+     * (pl_job_put) that may be far off */
+    pl_pieces_drop(p);
 #ifdef __GLIBC__
     /* A file's row groups are written: give the freed buffers back to the
      * system (glibc keeps freed memory in its arenas, one per thread), so

@@ -29,7 +29,7 @@
 #include "vshred.h"
 
 #define PL_WORKERS_MAX 64
-#define PL_POOL_MAX 2            /* row-group buffers kept for reuse */
+#define PL_POOL_MAX 2            /* closed files' streams, converted row groups kept */
 /* A released converted row group is kept for the next file's conversion
  * only while its buffers' room is at most this (a segment's, doubled). */
 #define PL_FREE_CONV_BYTES (2 * PL_SEGMENT_BYTES)
@@ -68,6 +68,14 @@
  * waiting (with one, the reader stopped too often and the default schema,
  * whose segments are converted first, ran 5-10% slower). */
 #define PL_PENDING_MAX (2 * PL_SEGMENT_BYTES)
+/* Segments' row buffers kept for reuse: as many as are in flight at once
+ * (one filling, one being fed, PL_PENDING_MAX's two waiting). With 2 kept,
+ * each pile-up behind a row group's finish made segments that were freed
+ * when it drained and made again at the next, their buffers fresh memory
+ * to fault in: parqd convert of the 200 MB bench inputs, page faults 23.0k
+ * -> 21.7k typed, 27.3k -> 22.1k default schema, same peak RSS (what is
+ * kept was in flight at once before). */
+#define PL_SEGMENT_POOL_MAX 4
 /* Smaller segments are fed by one worker: a split costs a job hand-over
  * per part (each worker encodes with its own scratch). */
 #define PL_SPLIT_MIN_BYTES ((size_t)2 << 20)
@@ -344,9 +352,13 @@ struct pl_pipeline {
     size_t n_free_batches;
     pq_rowgroup *free_rows[PL_FREE_ROWS_MAX]; /* batches' row buffers */
     size_t n_free_rows;
-    pq_rowgroup *pool[PL_POOL_MAX];
+    pq_rowgroup *pool[PL_SEGMENT_POOL_MAX];
     size_t n_pool;
     pl_job *free_jobs;
+    /* the last written row group's pieces' memory (pq_encoded_move_pieces),
+     * until a file's stream adopts it (pl_job_pieces); NULL until one is
+     * kept */
+    pq_encoded *spare_pieces;
     /* closed files' streams, released (pq_stream_release: the array of
      * column writers and their buffers' memory kept for the next file's
      * stream) */
@@ -375,6 +387,11 @@ void pl_batch_put(pl_pipeline *p, pl_batch *b);
 void pl_batch_take_rows(pl_pipeline *p, pl_batch *b);
 pl_job *pl_job_get(pl_pipeline *p, pq_err *err);
 void pl_job_put(pl_pipeline *p, pl_job *j);
+/* Lock not held (taken here): before j's segment is fed, its file's
+ * stream adopts the memory of the last written row group's pieces. */
+void pl_job_pieces(pl_pipeline *p, pl_job *j);
+/* Lock not held (taken here): frees the pieces' memory kept, if any. */
+void pl_pieces_drop(pl_pipeline *p);
 /* Lock not held (they take it): f's stream, made in a released one's
  * array when one is kept (the worker feeding f's first segment); a closed file's
  * stream, released and kept, or freed (the writer). */

@@ -132,6 +132,8 @@ static int prepare_parts(pl_pipeline *p, pl_worker *wk, pl_job *j, pq_err *e)
     if (rc == 0 && j->file->stream == NULL)
         rc = pl_stream_new(p, j->file, e);
     rc = rc ? rc : j->first ? pq_stream_begin(j->file->stream, j->ordinal, e) : 0;
+    if (rc == 0)
+        pl_job_pieces(p, j);
     if (rc == 0 && j->rows > 0 && !j->converted)
         rc = pl_auto_convert(p, wk, j, &j->enc_rg, e);
     size_t n = rc || j->rows == 0 ? 1 : plan_parts(p, j);

@@ -421,9 +421,11 @@ size_t pq_colwriter_held_bytes(const pq_colwriter *cw)
            cw->meta.index_bytes.len + cw->meta.n_pages * sizeof(pq_page_entry);
 }
 
-size_t pq_colwriter_finish_bound(const pq_colwriter *cw)
+size_t pq_colwriter_finish_bound(const pq_colwriter *cw, bool take)
 {
     size_t dict = cw->dict_pages || cw->mode == PQ_CW_DICT ? pq_dict_plain_bytes(&cw->dict) : 0;
+    if (take && cw->pages.len >= PQ_CW_SPLICE_MIN)
+        return dict + 1024;      /* the data pages, the open one too, go to take */
     return cw->pages.len + dict + pq_column_buffered_bytes(&cw->open) + cw->open_idx.len + 1024;
 }
 
@@ -906,13 +908,13 @@ int pq_colwriter_feed_last(pq_colwriter *cw, pq_chunk_work *w, const pq_column *
     return feed(cw, w, c, true, err);
 }
 
-int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
-                        pq_err *err)
+int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_buf *take,
+                        pq_chunk_meta *meta, pq_err *err)
 {
     cw->finishing = true;
     int rc = open_page_close(cw, w, err);
     cw->finishing = false;
-    rc = rc ? rc : pq_colfinish_chunk(cw, w, out, err);
+    rc = rc ? rc : pq_colfinish_chunk(cw, w, out, take, err);
     if (rc != 0)
         return rc;
     if (meta_pack(&cw->meta, &cw->open, meta) != 0)
@@ -936,7 +938,7 @@ int pq_chunk_write(pq_chunk_work *w, const pq_column *col, const pq_chunk_opts *
     size_t start = out->mem->len;
     rc = pq_colwriter_begin(&cw, o->row_group, err);
     rc = rc ? rc : pq_colwriter_feed(&cw, w, col, err);
-    rc = rc ? rc : pq_colwriter_finish(&cw, w, out->mem, meta, err);
+    rc = rc ? rc : pq_colwriter_finish(&cw, w, out->mem, NULL, meta, err);
     if (rc == 0) {
         pq_colfinish_rebase(meta, (int64_t)out->offset - (int64_t)start);
         out->offset += out->mem->len - start;

@@ -69,17 +69,23 @@ int pq_colwriter_feed_last(pq_colwriter *cw, pq_chunk_work *w, const pq_column *
                            pq_err *err);
 /* Encodes the open page, then appends the chunk (dictionary page first)
  * to out; meta gets the chunk's metadata, offsets counted from out's
- * start (caller frees it). The colwriter is ready for the next begin. */
-int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_chunk_meta *meta,
-                        pq_err *err);
+ * start (caller frees it). The colwriter is ready for the next begin.
+ * take: NULL, or an emptied buffer: data pages of PQ_CW_SPLICE_MIN bytes
+ * or more are then not appended to out but swapped into take (the
+ * colwriter keeps take's memory for its next chunk's pages); they belong
+ * at out's end as finish leaves it, and meta counts them there. take->len
+ * stays 0 when they were appended. */
+int pq_colwriter_finish(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_buf *take,
+                        pq_chunk_meta *meta, pq_err *err);
 /* Between a finish and the next begin: frees what the chunk's buffers
  * held (pages, open page, dictionary, bloom hashes and estimate), so an
  * idle colwriter costs its struct. For a file among many (partitioned
  * output) whose next row group may be far off; keeping them saves the
  * regrowth for the next chunk of a busy one. */
 void pq_colwriter_trim(pq_colwriter *cw);
-/* At most the bytes finish appends (for reserving them up front). */
-size_t pq_colwriter_finish_bound(const pq_colwriter *cw);
+/* At most the bytes finish appends to out (for reserving them up front),
+ * given a take buffer or not. */
+size_t pq_colwriter_finish_bound(const pq_colwriter *cw, bool take);
 /* Bytes held: open page, dictionary, encoded pages, bloom hashes. */
 size_t pq_colwriter_held_bytes(const pq_colwriter *cw);
 /* Value bytes fed since begin, counted as the row group's buffered bytes

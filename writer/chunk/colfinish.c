@@ -292,19 +292,27 @@ static int dictionary_page(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_e
     return rc;
 }
 
-int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_err *err)
+int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_buf *take,
+                       pq_err *err)
 {
     int rc = cw->dict_pages ? dictionary_page(cw, w, out, err) : PQ_OK;
     if (rc != 0)
         return rc;
     int64_t base = (int64_t)out->len;
-    if (pq_buf_append(out, cw->pages.data, cw->pages.len) != 0)
+    bool handed = take != NULL && cw->pages.len >= PQ_CW_SPLICE_MIN;
+    if (handed) {
+        pq_buf mine = cw->pages;   /* whole, not copied */
+        cw->pages = *take;
+        *take = mine;
+    } else if (pq_buf_append(out, cw->pages.data, cw->pages.len) != 0) {
         return pq_err_set(err, PQ_ENOMEM, "column '%s': out of memory", cw->node->path);
+    }
     /* freed, not kept, unless small (PQ_CW_KEEP_PAGES: a partitioned
      * file's chunk, kept for the next chunk or file): the row group's
      * pages would otherwise be held twice (here and in out) until every
-     * chunk is appended */
-    if (cw->pages.cap > PQ_CW_KEEP_PAGES)
+     * chunk is appended. The memory take gave is kept: it held an earlier
+     * row group's pages of about this size, written since. */
+    if (!handed && cw->pages.cap > PQ_CW_KEEP_PAGES)
         pq_buf_free(&cw->pages);
     pq_buf_reset(&cw->pages);
     int64_t dict = cw->meta.dictionary_page_offset;

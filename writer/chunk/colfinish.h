@@ -22,8 +22,10 @@ int pq_colfinish_page_values(pq_colwriter *cw, const pq_column *c, size_t v0, si
 
 /* Appends the chunk to out (the dictionary page, then the data pages),
  * offsets in cw->meta counted from out's start; finishes the statistics,
- * the bloom filter and the geospatial statistics. */
-int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_err *err);
+ * the bloom filter and the geospatial statistics. take: as
+ * pq_colwriter_finish's. */
+int pq_colfinish_chunk(pq_colwriter *cw, pq_chunk_work *w, pq_buf *out, pq_buf *take,
+                       pq_err *err);
 
 /* Adds delta to every offset of m (pages, dictionary, data). */
 void pq_colfinish_rebase(pq_chunk_meta *m, int64_t delta);

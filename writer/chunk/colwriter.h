@@ -145,6 +145,11 @@ typedef enum pq_cw_mode {
 /* A finished chunk's pages buffer is kept for the next chunk up to this
  * room (colfinish.c), else freed. */
 #define PQ_CW_KEEP_PAGES ((size_t)64 * 1024)
+/* A finished chunk's data pages of at least this many bytes are handed
+ * over whole when its finish is given a buffer to take them
+ * (pq_colwriter_finish), not copied: each is then a write(2) of its own,
+ * which smaller ones would not repay. */
+#define PQ_CW_SPLICE_MIN PQ_CW_KEEP_PAGES
 
 /* Level histograms are allocated with at least this many slots, so that a
  * colwriter taken over by another leaf (pq_colwriter_init_in) keeps them

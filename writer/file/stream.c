@@ -2,6 +2,7 @@
  * arrive, one streaming column writer (chunk.h) per leaf, kept for the
  * life of the file so that each column's decisions can look at its
  * previous chunk. Threads: see stream.h. */
+#include "colfinish.h"
 #include "encoded.h"
 #include "rowgroup_int.h"
 #include "stream.h"
@@ -161,6 +162,22 @@ int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, siz
     return feed(s, rows, first, end, scratch, true, err);
 }
 
+void pq_stream_adopt_pieces(pq_stream *s, pq_encoded *e)
+{
+    pq_encoded_drop(e);
+    for (size_t k = 0; k < e->cap_pieces; k++) {
+        pq_encoded_piece *p = &e->pieces[k];
+        pq_buf *pages = p->leaf < s->n_cols ? &s->cols[p->leaf].pages : NULL;
+        if (pages != NULL && pages->len == 0 && pages->cap < p->pages.cap) {
+            pq_buf smaller = *pages;
+            *pages = p->pages;
+            pq_buf_reset(pages);
+            p->pages = smaller;
+        }
+        pq_buf_free(&p->pages);
+    }
+}
+
 void pq_stream_add_rows(pq_stream *s, uint64_t rows)
 {
     s->rows += rows;
@@ -211,17 +228,24 @@ int pq_stream_finish(pq_stream *s, pq_encoded *e, pq_encoded *scratch, pq_err *e
     e->n_chunks = e->meta.chunks ? s->n_cols : 0;
     size_t room = 0;
     for (size_t i = 0; i < s->n_cols; i++)
-        room += pq_colwriter_finish_bound(&s->cols[i]);
+        room += pq_colwriter_finish_bound(&s->cols[i], true);
     if (e->meta.chunks == NULL || pq_buf_reserve(&e->bytes, room) != 0)
         return pq_err_set(err, PQ_ENOMEM, "writer: out of memory");
     for (size_t i = 0; i < s->n_cols; i++) {
         pq_chunk_meta *m = &e->meta.chunks[i];
-        int rc = pq_colwriter_finish(&s->cols[i], &scratch->work, &e->bytes, m, err);
+        /* a large chunk's pages become a piece of e (encoded.h); without
+         * a slot (out of memory) they are copied, as a small one's are */
+        pq_buf *take = pq_encoded_piece_slot(e);
+        size_t before = e->piece_bytes;
+        int rc = pq_colwriter_finish(&s->cols[i], &scratch->work, &e->bytes, take, m, err);
         if (rc != 0) {
             pq_encoded_drop(e);
             pq_buf_reset(&e->bytes);
             return rc;
         }
+        if (take != NULL && take->len > 0)
+            pq_encoded_piece_add(e, i);
+        pq_colfinish_rebase(m, (int64_t)before); /* the pieces before it */
         e->meta.total_byte_size += m->total_uncompressed;
         e->meta.total_compressed_size += m->total_compressed;
     }

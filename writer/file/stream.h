@@ -75,6 +75,13 @@ int pq_stream_feed(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t e
  * The same bytes as pq_stream_feed. */
 int pq_stream_feed_last(pq_stream *s, const pq_rowgroup *rows, size_t first, size_t end,
                         pq_encoded *scratch, pq_err *err);
+/* Gives the column writers whose pages buffer is empty the memory of e's
+ * pieces (pq_writer.h, pq_encoded_move_pieces): each piece's to the leaf
+ * whose pages it held, when that has less; frees the rest. e's row group
+ * is dropped. Not while a feed runs. A row group's pages then fill memory
+ * the pages of an earlier one touched, not fresh memory; handed over as
+ * its pages begin, the memory is not held beside a whole row group's. */
+void pq_stream_adopt_pieces(pq_stream *s, pq_encoded *e);
 /* Counts rows once every leaf has been fed them. */
 void pq_stream_add_rows(pq_stream *s, uint64_t rows);
 /* Encodes the open pages (with scratch's buffers and compressors, which

@@ -529,8 +529,10 @@ int pq_encoded_join(pq_encoded *e, pq_encoded *part, pq_err *err)
         e->meta.num_rows != part->meta.num_rows || e->end_leaf != part->first_leaf)
         return pq_err_set(err, PQ_ESTATE, "writer: joining parts of different row groups, "
                           "or out of leaf order");
+    if (part->n_pieces > 0)
+        return pq_err_set(err, PQ_ESTATE, "writer: joining a streamed row group's part");
     if (part->meta.num_rows > 0) {
-        int64_t base = (int64_t)e->bytes.len;
+        int64_t base = (int64_t)(e->bytes.len + e->piece_bytes);
         if (pq_buf_append(&e->bytes, part->bytes.data, part->bytes.len) != 0)
             return pq_err_set(err, PQ_ENOMEM, "writer: out of memory joining a row group");
         for (size_t i = part->first_leaf; i < part->end_leaf; i++) {
@@ -545,6 +547,23 @@ int pq_encoded_join(pq_encoded *e, pq_encoded *part, pq_err *err)
     pq_encoded_drop(part);
     pq_buf_reset(&part->bytes);
     return PQ_OK;
+}
+
+/* e's bytes with its pieces spliced in (encoded.h); nothing is written
+ * for an empty run of bytes between two pieces. */
+static int write_encoded(pq_writer *w, const pq_encoded *e, pq_err *err)
+{
+    size_t at = 0;
+    int rc = PQ_OK;
+    for (size_t i = 0; rc == 0 && i <= e->n_pieces; i++) {
+        size_t end = i < e->n_pieces ? e->pieces[i].at : e->bytes.len;
+        if (end > at)
+            rc = pq_out_write(&w->out, e->bytes.data + at, end - at, err);
+        if (rc == 0 && i < e->n_pieces)
+            rc = pq_out_write(&w->out, e->pieces[i].pages.data, e->pieces[i].pages.len, err);
+        at = end;
+    }
+    return rc;
 }
 
 int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
@@ -585,7 +604,7 @@ int pq_writer_append_encoded(pq_writer *w, pq_encoded *e, pq_err *err)
     memset(&e->meta, 0, sizeof e->meta);
     e->n_chunks = 0;
     e->ready = false;
-    rc = pq_out_write(&w->out, e->bytes.data, e->bytes.len, err);
+    rc = write_encoded(w, e, err);
     if (rc != 0) {
         w->failed = rc; /* part of the row group may be on the sink */
         return rc;

@@ -4,7 +4,8 @@
  * gives the file the classic API writes, byte for byte; what a stream
  * holds is counted, and nothing once a row group is finished; a finished
  * chunk's metadata is one allocation; a released stream's memory serves
- * the next file's leaves, of other types too. */
+ * the next file's leaves, of other types too; large chunks' pages are
+ * handed over whole, not copied. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -343,6 +344,128 @@ static void test_stream_released_buffers_serve_other_types(void **state)
     }
 }
 
+/* Chunks whose data pages reach PQ_CW_SPLICE_MIN are handed to the
+ * encoded row group whole (its pieces, encoded.h), smaller ones copied
+ * into its bytes; the file is the one pq_writer_encode (which copies
+ * every chunk) writes, byte for byte. Two row groups through one encoded:
+ * the second's column writers fill the first's pieces' memory. */
+static void test_stream_large_chunks_are_pieces_of_the_same_file(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.codec = PQ_CODEC_UNCOMPRESSED; /* pages as large as their values */
+    o.decide_each_row_group = true;  /* as pq_writer_encode's row groups */
+    pq_buf out[2];
+    pq_writer *w[2] = {writer_open(s, &o, &out[0]), writer_open(s, &o, &out[1])};
+    pq_stream *st = NULL;
+    pq_rowgroup *rg = NULL;
+    assert_int_equal(pq_stream_new(&st, w[0], &err), 0);
+    assert_int_equal(pq_rowgroup_new(&rg, s, &err), 0);
+    pq_encoded *e = pq_encoded_new(), *scratch = pq_encoded_new(), *copied = pq_encoded_new();
+    const uint8_t *first_piece = NULL;
+    for (int32_t k = 0; k < 2; k++) {
+        for (uint64_t r = 0; r < 12000; r++)
+            assert_int_equal(pqt_rowgen_rg(rg, 5 + (uint64_t)k, r), 0);
+        assert_int_equal(pq_stream_begin(st, k, &err), 0);
+        assert_int_equal(pq_stream_feed(st, rg, 0, pq_rowgroup_num_columns(rg), scratch,
+                                        &err), 0);
+        pq_stream_add_rows(st, pq_rowgroup_rows(rg));
+        assert_int_equal(pq_stream_finish(st, e, scratch, &err), 0);
+        assert_true(e->n_pieces > 0 && e->n_pieces < e->n_chunks);
+        assert_int_equal(pq_encoded_bytes(e), e->bytes.len + e->piece_bytes);
+        if (k == 0)
+            first_piece = e->pieces[0].pages.data;
+        else                     /* row group 0's pieces went to the column writers */
+            for (size_t i = 0; i < e->n_pieces; i++)
+                assert_ptr_not_equal(e->pieces[i].pages.data, first_piece);
+        assert_int_equal(pq_writer_append_encoded(w[0], e, &err), 0);
+        assert_int_equal(pq_writer_encode(w[1], rg, k, copied, &err), 0);
+        assert_int_equal(copied->n_pieces, 0);
+        assert_int_equal(pq_writer_append_encoded(w[1], copied, &err), 0);
+        pq_rowgroup_reset(rg);
+    }
+    writer_close(w[0]);
+    writer_close(w[1]);
+    assert_int_equal(out[0].len, out[1].len);
+    assert_memory_equal(out[0].data, out[1].data, out[0].len);
+    pq_buf_free(&out[0]);
+    pq_buf_free(&out[1]);
+    pq_encoded_destroy(e);
+    pq_encoded_destroy(scratch);
+    pq_encoded_destroy(copied);
+    pq_stream_destroy(st);
+    pq_rowgroup_destroy(rg);
+    pq_schema_destroy(s);
+}
+
+/* The pipeline's way (daemon/output/pipeline.c): a written row group's
+ * pieces go to a spare encoded (pq_encoded_move_pieces), and as the next
+ * row group begins its stream adopts them (pq_stream_adopt_pieces), each
+ * by the leaf whose pages it held: that row group's large chunks are
+ * written from the same memory, and the file is the copied one. */
+static void test_stream_adopted_pieces_hold_the_next_row_group(void **state)
+{
+    (void)state;
+    pq_err err = {0};
+    pq_schema *s = pqt_rowgen_schema(NULL);
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.codec = PQ_CODEC_UNCOMPRESSED;
+    o.decide_each_row_group = true;
+    pq_buf out[2];
+    pq_writer *w[2] = {writer_open(s, &o, &out[0]), writer_open(s, &o, &out[1])};
+    pq_stream *st = NULL;
+    pq_rowgroup *rg = NULL;
+    assert_int_equal(pq_stream_new(&st, w[0], &err), 0);
+    assert_int_equal(pq_rowgroup_new(&rg, s, &err), 0);
+    for (uint64_t r = 0; r < 12000; r++) /* every row group the same rows: */
+        assert_int_equal(pqt_rowgen_rg(rg, 9, r), 0); /* the same pages */
+    pq_encoded *spare = pq_encoded_new(), *scratch = pq_encoded_new(), *copied = pq_encoded_new();
+    const uint8_t *had[64] = {0};
+    size_t leaves = pq_rowgroup_num_columns(rg), adopted = 0, later = 0;
+    assert_true(leaves <= 64);
+    for (int32_t k = 0; k < 3; k++) {
+        pq_encoded *job = pq_encoded_new(), *e = pq_encoded_new();
+        assert_int_equal(pq_stream_begin(st, k, &err), 0);
+        pq_encoded_move_pieces(job, spare);
+        pq_stream_adopt_pieces(st, job);
+        for (size_t i = 0; i < job->cap_pieces; i++)
+            assert_int_equal(job->pieces[i].pages.cap, 0); /* adopted or freed */
+        assert_int_equal(pq_stream_feed(st, rg, 0, leaves, scratch, &err), 0);
+        pq_stream_add_rows(st, pq_rowgroup_rows(rg));
+        assert_int_equal(pq_stream_finish(st, e, scratch, &err), 0);
+        assert_true(e->n_pieces > 0);
+        later += k > 0 ? e->n_pieces : 0;
+        for (size_t i = 0; i < e->n_pieces; i++) {
+            const pq_encoded_piece *p = &e->pieces[i];
+            adopted += p->pages.data == had[p->leaf];
+            had[p->leaf] = p->pages.data;
+        }
+        assert_int_equal(pq_writer_append_encoded(w[0], e, &err), 0);
+        pq_encoded_move_pieces(spare, e);
+        assert_int_equal(pq_writer_encode(w[1], rg, k, copied, &err), 0);
+        assert_int_equal(pq_writer_append_encoded(w[1], copied, &err), 0);
+        pq_encoded_destroy(job);
+        pq_encoded_destroy(e);
+    }
+    assert_int_equal(adopted, later);  /* each piece after row group 0 */
+    writer_close(w[0]);
+    writer_close(w[1]);
+    assert_int_equal(out[0].len, out[1].len);
+    assert_memory_equal(out[0].data, out[1].data, out[0].len);
+    pq_buf_free(&out[0]);
+    pq_buf_free(&out[1]);
+    pq_encoded_destroy(spare);
+    pq_encoded_destroy(scratch);
+    pq_encoded_destroy(copied);
+    pq_stream_destroy(st);
+    pq_rowgroup_destroy(rg);
+    pq_schema_destroy(s);
+}
+
 /* A piece of another schema, or leaves out of range, are refused. */
 static void test_stream_refuses_what_it_cannot_feed(void **state)
 {
@@ -381,6 +504,8 @@ int main(void)
         cmocka_unit_test(test_stream_last_feed_copies_no_rows),
         cmocka_unit_test(test_stream_released_shell_serves_the_next_file),
         cmocka_unit_test(test_stream_released_buffers_serve_other_types),
+        cmocka_unit_test(test_stream_large_chunks_are_pieces_of_the_same_file),
+        cmocka_unit_test(test_stream_adopted_pieces_hold_the_next_row_group),
         cmocka_unit_test(test_stream_refuses_what_it_cannot_feed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
