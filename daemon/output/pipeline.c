@@ -29,19 +29,24 @@ pq_rowgroup *pl_rowgroup_get(pl_pipeline *p, pq_err *err)
     return pq_rowgroup_new(&rg, p->ps, err) == 0 ? rg : NULL;
 }
 
-/* Keeps up to PL_SEGMENT_POOL_MAX segments' row buffers (with their
- * capacity) for reuse. */
-void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
+/* Keeps rg emptied (with its capacity) in pool, which holds *n of at
+ * most max, or frees it when the pool is full. */
+static void keep_rows(pq_rowgroup **pool, size_t *n, size_t max, pq_rowgroup *rg)
 {
-    dm_mutex_assert_held(&p->mu);
-    if (rg == NULL)
-        return;
-    if (p->n_pool == PL_SEGMENT_POOL_MAX) {
+    if (*n >= max) {
         pq_rowgroup_destroy(rg);
         return;
     }
     pq_rowgroup_reset(rg);
-    p->pool[p->n_pool++] = rg;
+    pool[(*n)++] = rg;
+}
+
+/* Keeps up to PL_SEGMENT_POOL_MAX segments' row buffers for reuse. */
+void pl_rowgroup_put(pl_pipeline *p, pq_rowgroup *rg)
+{
+    dm_mutex_assert_held(&p->mu);
+    if (rg != NULL)
+        keep_rows(p->pool, &p->n_pool, PL_SEGMENT_POOL_MAX, rg);
 }
 
 pl_batch *pl_batch_get(pl_pipeline *p)
@@ -76,12 +81,7 @@ void pl_batch_put(pl_pipeline *p, pl_batch *b)
 {
     dm_mutex_assert_held(&p->mu);
     if (b->rows != NULL) {
-        if (p->n_free_rows < PL_FREE_ROWS_MAX) {
-            pq_rowgroup_reset(b->rows);
-            p->free_rows[p->n_free_rows++] = b->rows;
-        } else {
-            pq_rowgroup_destroy(b->rows);
-        }
+        keep_rows(p->free_rows, &p->n_free_rows, PL_FREE_ROWS_MAX, b->rows);
         b->rows = NULL;
     }
     if (p->n_free_batches >= PL_FREE_BATCHES_MAX) {
