@@ -344,36 +344,84 @@ static void test_stream_released_buffers_serve_other_types(void **state)
     }
 }
 
+/* The pieces tests' rig: two writers of one schema, uncompressed (pages
+ * as large as their values) and deciding each row group afresh (as
+ * pq_writer_encode's row groups do); a stream on the first, fed by the
+ * test; the second written the classic way (pq_writer_encode, which
+ * copies every chunk), for the first to equal. */
+typedef struct piece_rig {
+    pq_schema *s;
+    pq_buf out[2];
+    pq_writer *w[2];
+    pq_stream *st;
+    pq_rowgroup *rg;
+    pq_encoded *scratch, *copied;
+} piece_rig;
+
+static void piece_rig_open(piece_rig *r)
+{
+    pq_err err = {0};
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.codec = PQ_CODEC_UNCOMPRESSED;
+    o.decide_each_row_group = true;
+    r->s = pqt_rowgen_schema(NULL);
+    r->w[0] = writer_open(r->s, &o, &r->out[0]);
+    r->w[1] = writer_open(r->s, &o, &r->out[1]);
+    r->st = NULL;
+    r->rg = NULL;
+    assert_int_equal(pq_stream_new(&r->st, r->w[0], &err), 0);
+    assert_int_equal(pq_rowgroup_new(&r->rg, r->s, &err), 0);
+    r->scratch = pq_encoded_new();
+    r->copied = pq_encoded_new();
+}
+
+/* Row group k of rig's rows, the classic way, into the second writer. */
+static void piece_rig_write_copied(piece_rig *r, int32_t k)
+{
+    pq_err err = {0};
+    assert_int_equal(pq_writer_encode(r->w[1], r->rg, k, r->copied, &err), 0);
+    assert_int_equal(r->copied->n_pieces, 0);
+    assert_int_equal(pq_writer_append_encoded(r->w[1], r->copied, &err), 0);
+}
+
+/* Closes both files, which must be the same bytes, and frees the rig. */
+static void piece_rig_close_same(piece_rig *r)
+{
+    writer_close(r->w[0]);
+    writer_close(r->w[1]);
+    assert_int_equal(r->out[0].len, r->out[1].len);
+    assert_memory_equal(r->out[0].data, r->out[1].data, r->out[0].len);
+    pq_buf_free(&r->out[0]);
+    pq_buf_free(&r->out[1]);
+    pq_encoded_destroy(r->scratch);
+    pq_encoded_destroy(r->copied);
+    pq_stream_destroy(r->st);
+    pq_rowgroup_destroy(r->rg);
+    pq_schema_destroy(r->s);
+}
+
 /* Chunks whose data pages reach PQ_CW_SPLICE_MIN are handed to the
  * encoded row group whole (its pieces, encoded.h), smaller ones copied
- * into its bytes; the file is the one pq_writer_encode (which copies
- * every chunk) writes, byte for byte. Two row groups through one encoded:
- * the second's column writers fill the first's pieces' memory. */
+ * into its bytes; the file is the one pq_writer_encode writes, byte for
+ * byte. Two row groups through one encoded: the second's column writers
+ * fill the first's pieces' memory. */
 static void test_stream_large_chunks_are_pieces_of_the_same_file(void **state)
 {
     (void)state;
     pq_err err = {0};
-    pq_schema *s = pqt_rowgen_schema(NULL);
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    o.codec = PQ_CODEC_UNCOMPRESSED; /* pages as large as their values */
-    o.decide_each_row_group = true;  /* as pq_writer_encode's row groups */
-    pq_buf out[2];
-    pq_writer *w[2] = {writer_open(s, &o, &out[0]), writer_open(s, &o, &out[1])};
-    pq_stream *st = NULL;
-    pq_rowgroup *rg = NULL;
-    assert_int_equal(pq_stream_new(&st, w[0], &err), 0);
-    assert_int_equal(pq_rowgroup_new(&rg, s, &err), 0);
-    pq_encoded *e = pq_encoded_new(), *scratch = pq_encoded_new(), *copied = pq_encoded_new();
+    piece_rig r;
+    piece_rig_open(&r);
+    pq_encoded *e = pq_encoded_new();
     const uint8_t *first_piece = NULL;
     for (int32_t k = 0; k < 2; k++) {
-        for (uint64_t r = 0; r < 12000; r++)
-            assert_int_equal(pqt_rowgen_rg(rg, 5 + (uint64_t)k, r), 0);
-        assert_int_equal(pq_stream_begin(st, k, &err), 0);
-        assert_int_equal(pq_stream_feed(st, rg, 0, pq_rowgroup_num_columns(rg), scratch,
+        for (uint64_t row = 0; row < 12000; row++)
+            assert_int_equal(pqt_rowgen_rg(r.rg, 5 + (uint64_t)k, row), 0);
+        assert_int_equal(pq_stream_begin(r.st, k, &err), 0);
+        assert_int_equal(pq_stream_feed(r.st, r.rg, 0, pq_rowgroup_num_columns(r.rg), r.scratch,
                                         &err), 0);
-        pq_stream_add_rows(st, pq_rowgroup_rows(rg));
-        assert_int_equal(pq_stream_finish(st, e, scratch, &err), 0);
+        pq_stream_add_rows(r.st, pq_rowgroup_rows(r.rg));
+        assert_int_equal(pq_stream_finish(r.st, e, r.scratch, &err), 0);
         assert_true(e->n_pieces > 0 && e->n_pieces < e->n_chunks);
         assert_int_equal(pq_encoded_bytes(e), e->bytes.len + e->piece_bytes);
         if (k == 0)
@@ -381,24 +429,12 @@ static void test_stream_large_chunks_are_pieces_of_the_same_file(void **state)
         else                     /* row group 0's pieces went to the column writers */
             for (size_t i = 0; i < e->n_pieces; i++)
                 assert_ptr_not_equal(e->pieces[i].pages.data, first_piece);
-        assert_int_equal(pq_writer_append_encoded(w[0], e, &err), 0);
-        assert_int_equal(pq_writer_encode(w[1], rg, k, copied, &err), 0);
-        assert_int_equal(copied->n_pieces, 0);
-        assert_int_equal(pq_writer_append_encoded(w[1], copied, &err), 0);
-        pq_rowgroup_reset(rg);
+        assert_int_equal(pq_writer_append_encoded(r.w[0], e, &err), 0);
+        piece_rig_write_copied(&r, k);
+        pq_rowgroup_reset(r.rg);
     }
-    writer_close(w[0]);
-    writer_close(w[1]);
-    assert_int_equal(out[0].len, out[1].len);
-    assert_memory_equal(out[0].data, out[1].data, out[0].len);
-    pq_buf_free(&out[0]);
-    pq_buf_free(&out[1]);
     pq_encoded_destroy(e);
-    pq_encoded_destroy(scratch);
-    pq_encoded_destroy(copied);
-    pq_stream_destroy(st);
-    pq_rowgroup_destroy(rg);
-    pq_schema_destroy(s);
+    piece_rig_close_same(&r);
 }
 
 /* The pipeline's way (daemon/output/pipeline.c): a written row group's
@@ -410,33 +446,24 @@ static void test_stream_adopted_pieces_hold_the_next_row_group(void **state)
 {
     (void)state;
     pq_err err = {0};
-    pq_schema *s = pqt_rowgen_schema(NULL);
-    pq_writer_opts o;
-    pq_writer_opts_default(&o);
-    o.codec = PQ_CODEC_UNCOMPRESSED;
-    o.decide_each_row_group = true;
-    pq_buf out[2];
-    pq_writer *w[2] = {writer_open(s, &o, &out[0]), writer_open(s, &o, &out[1])};
-    pq_stream *st = NULL;
-    pq_rowgroup *rg = NULL;
-    assert_int_equal(pq_stream_new(&st, w[0], &err), 0);
-    assert_int_equal(pq_rowgroup_new(&rg, s, &err), 0);
-    for (uint64_t r = 0; r < 12000; r++) /* every row group the same rows: */
-        assert_int_equal(pqt_rowgen_rg(rg, 9, r), 0); /* the same pages */
-    pq_encoded *spare = pq_encoded_new(), *scratch = pq_encoded_new(), *copied = pq_encoded_new();
+    piece_rig r;
+    piece_rig_open(&r);
+    for (uint64_t row = 0; row < 12000; row++) /* every row group the same rows: */
+        assert_int_equal(pqt_rowgen_rg(r.rg, 9, row), 0); /* the same pages */
+    pq_encoded *spare = pq_encoded_new();
     const uint8_t *had[64] = {0};
-    size_t leaves = pq_rowgroup_num_columns(rg), adopted = 0, later = 0;
+    size_t leaves = pq_rowgroup_num_columns(r.rg), adopted = 0, later = 0;
     assert_true(leaves <= 64);
     for (int32_t k = 0; k < 3; k++) {
         pq_encoded *job = pq_encoded_new(), *e = pq_encoded_new();
-        assert_int_equal(pq_stream_begin(st, k, &err), 0);
+        assert_int_equal(pq_stream_begin(r.st, k, &err), 0);
         pq_encoded_move_pieces(job, spare);
-        pq_stream_adopt_pieces(st, job);
+        pq_stream_adopt_pieces(r.st, job);
         for (size_t i = 0; i < job->cap_pieces; i++)
             assert_int_equal(job->pieces[i].pages.cap, 0); /* adopted or freed */
-        assert_int_equal(pq_stream_feed(st, rg, 0, leaves, scratch, &err), 0);
-        pq_stream_add_rows(st, pq_rowgroup_rows(rg));
-        assert_int_equal(pq_stream_finish(st, e, scratch, &err), 0);
+        assert_int_equal(pq_stream_feed(r.st, r.rg, 0, leaves, r.scratch, &err), 0);
+        pq_stream_add_rows(r.st, pq_rowgroup_rows(r.rg));
+        assert_int_equal(pq_stream_finish(r.st, e, r.scratch, &err), 0);
         assert_true(e->n_pieces > 0);
         later += k > 0 ? e->n_pieces : 0;
         for (size_t i = 0; i < e->n_pieces; i++) {
@@ -444,26 +471,15 @@ static void test_stream_adopted_pieces_hold_the_next_row_group(void **state)
             adopted += p->pages.data == had[p->leaf];
             had[p->leaf] = p->pages.data;
         }
-        assert_int_equal(pq_writer_append_encoded(w[0], e, &err), 0);
+        assert_int_equal(pq_writer_append_encoded(r.w[0], e, &err), 0);
         pq_encoded_move_pieces(spare, e);
-        assert_int_equal(pq_writer_encode(w[1], rg, k, copied, &err), 0);
-        assert_int_equal(pq_writer_append_encoded(w[1], copied, &err), 0);
+        piece_rig_write_copied(&r, k);
         pq_encoded_destroy(job);
         pq_encoded_destroy(e);
     }
     assert_int_equal(adopted, later);  /* each piece after row group 0 */
-    writer_close(w[0]);
-    writer_close(w[1]);
-    assert_int_equal(out[0].len, out[1].len);
-    assert_memory_equal(out[0].data, out[1].data, out[0].len);
-    pq_buf_free(&out[0]);
-    pq_buf_free(&out[1]);
     pq_encoded_destroy(spare);
-    pq_encoded_destroy(scratch);
-    pq_encoded_destroy(copied);
-    pq_stream_destroy(st);
-    pq_rowgroup_destroy(rg);
-    pq_schema_destroy(s);
+    piece_rig_close_same(&r);
 }
 
 /* A piece of another schema, or leaves out of range, are refused. */
