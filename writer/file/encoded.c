@@ -2,6 +2,7 @@
  * owned by whichever thread encodes or appends it. */
 #include "encoded.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 pq_encoded *pq_encoded_new(void)
@@ -75,8 +76,13 @@ pq_buf *pq_encoded_piece_slot(pq_encoded *e)
         pq_encoded_piece *p = realloc(e->pieces, cap * sizeof *p);
         if (p == NULL)
             return NULL;
-        for (size_t i = e->cap_pieces; i < cap; i++)
+        /* a slot never added has no leaf: pq_stream_adopt_pieces reads
+         * every slot's */
+        for (size_t i = e->cap_pieces; i < cap; i++) {
+            p[i].at = 0;
+            p[i].leaf = SIZE_MAX;
             pq_buf_init(&p[i].pages);
+        }
         e->pieces = p;
         e->cap_pieces = cap;
     }
