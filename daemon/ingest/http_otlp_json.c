@@ -100,7 +100,14 @@ static int j_null(void *u) { uint32_t i; return add(u, JN_NULL, NULL, 0, &i); }
 
 /* ---- walking ------------------------------------------------------------ */
 
-static const char *text(const jt *t, uint32_t off) { return (const char *)t->arena.data + off; }
+/* The arena is unallocated until a non-empty string lands in it: every
+ * text so far (an empty key, an empty string) is then the empty one. */
+static const char *text(const jt *t, uint32_t off)
+{
+    if (t->arena.data == NULL)
+        return "";
+    return (const char *)t->arena.data + off;
+}
 
 /* Whether key (len bytes) is the lowerCamelCase name camel or its
  * .proto form: "timeUnixNano" or "time_unix_nano" (proto3 JSON parsers
