@@ -186,17 +186,12 @@ unit-clang: build-fuzz
 interop: build npm
 	@if [ -f tests/interop/run.sh ]; then bash tests/interop/run.sh $(BUILD); fi
 
-# A few seconds per fuzz target: catches regressions (a crash on the
-# committed corpus or near it); long runs are manual.
+# A few seconds per fuzz target, as many at once as there are cores:
+# catches regressions (a crash on the committed corpus or near it); long
+# runs are manual. tests/fuzz/smoke.sh says where outputs and crashes go.
 FUZZ_SMOKE_SECONDS ?= 3
-# New inputs go to a scratch directory, never into the committed corpus.
 fuzz-smoke: build-fuzz
-	@for f in $(BUILD_FUZZ)/fuzz_*; do [ -x "$$f" ] || continue; \
-	    name=$$(basename $$f); scratch=$$(mktemp -d); \
-	    echo "fuzz smoke: $$name"; \
-	    "$$f" -max_total_time=$(FUZZ_SMOKE_SECONDS) -rss_limit_mb=2048 $$scratch \
-	        $$([ -d tests/fuzz/corpus/$$name ] && echo tests/fuzz/corpus/$$name) || exit 1; \
-	    rm -rf $$scratch; done
+	bash tests/fuzz/smoke.sh $(BUILD_FUZZ) $(FUZZ_SMOKE_SECONDS) $(JOBS)
 
 test: unit unit-asan unit-tsan unit-release unit-clang interop fuzz-smoke
 
