@@ -100,14 +100,7 @@ static int j_null(void *u) { uint32_t i; return add(u, JN_NULL, NULL, 0, &i); }
 
 /* ---- walking ------------------------------------------------------------ */
 
-/* The arena is unallocated until a non-empty string lands in it: every
- * text so far (an empty key, an empty string) is then the empty one. */
-static const char *text(const jt *t, uint32_t off)
-{
-    if (t->arena.data == NULL)
-        return "";
-    return (const char *)t->arena.data + off;
-}
+static const char *text(const jt *t, uint32_t off) { return (const char *)t->arena.data + off; }
 
 /* Whether key (len bytes) is the lowerCamelCase name camel or its
  * .proto form: "timeUnixNano" or "time_unix_nano" (proto3 JSON parsers
@@ -471,7 +464,11 @@ int ot_decode_json(const char *p, size_t n, ot_emit_fn emit, void *user, pq_err 
     jt t = {0};
     pq_buf_init(&t.nodes);
     pq_buf_init(&t.arena);
-    int rc = json_parser_init(&jp, 0);
+    /* Allocated from the start: a body whose keys and strings are all
+     * empty would otherwise leave text() adding offsets to NULL. */
+    int rc = pq_buf_reserve(&t.arena, n < 4096 ? n + 1 : 4096) == 0 ? 0 : PQ_ENOMEM;
+    if (rc == 0)
+        rc = json_parser_init(&jp, 0);
     if (rc == 0) {
         rc = json_parse_line(&jp, p, n, &h, &t, err);
         json_parser_free(&jp);
