@@ -29,6 +29,7 @@ START=$(date +%s.%N)
 BUILD=$(cd "$1" && pwd) || exit 2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/scripts/testdata.sh" "$2"
+. "$ROOT/tests/scripts/build_kind.sh"
 WALK="$BUILD/pq_walk"
 passed=0
 failed=0
@@ -132,10 +133,9 @@ done < <(find "$LOGS" -type f -name '*.json' | LC_ALL=C sort)
 [ $nlogs -gt 0 ] || ! testdata_has logs || bad "no log files under $LOGS"
 
 # 3. the same page indexes through hyparquet (not in a sanitizer build:
-# the files' bytes do not depend on the build, and the main build's run
-# already had hyparquet read them)
-if grep -qE '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
-    echo "SKIP indexes.mjs: a sanitizer build (hyparquet read these files in the main build)"
+# build_kind.sh)
+if sanitizer_build "$BUILD"; then
+    readers_skipped "indexes.mjs (hyparquet)"
 elif command -v node >/dev/null && [ -d "$ROOT/tests/interop/node_modules/hyparquet" ]; then
     for d in matrix logs; do
         [ -n "$(ls "$TMP/$d")" ] || continue      # logs: skipped above without the test data
