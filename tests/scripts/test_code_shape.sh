@@ -7,7 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # The shape is the sources' and the main build's: a sanitizer build has the
 # same includes and calls, so CI checks it once.
-if grep -qE '^PQ_(SANITIZE|TSAN):BOOL=ON' "$1/CMakeCache.txt" 2>/dev/null; then
+. "$here/build_kind.sh"
+if sanitizer_build "$1"; then
     echo "skipped: a sanitizer build (the main build checks the shape)"
     exit 77
 fi

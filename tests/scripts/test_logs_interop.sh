@@ -20,7 +20,9 @@
 # readers: DuckDB (values and, through CAST(v AS JSON), variant_extract and
 # variant_typeof, every Variant), parquet-wasm, hyparquet, and parqd's own
 # test decoder (BUILD_DIR/variant_dump) for unshredded Variant columns.
-# Output is kept in BUILD_DIR/logs-out for inspection.
+# Output is kept in BUILD_DIR/logs-out for inspection. In a sanitizer
+# build (build_kind.sh) logs.mjs runs only its convert checks and the C
+# decoder: the node readers checked the same bytes in the main build.
 #
 # A log file with no schema in the table below is a FAIL (the issue asks
 # for one per log set), as is a schema file that does not exist.
@@ -43,6 +45,7 @@ START=$(date +%s.%N)
 BUILD=$(cd "$1" && pwd) || exit 2
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/testdata.sh" "$2"
+. "$HERE/build_kind.sh"
 testdata_require logs
 TESTDATA=$(cd "$TESTDATA" && pwd) || exit 2
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -121,11 +124,11 @@ done < <(find "$LOGS" -type f -name '*.json' | LC_ALL=C sort)
 cdec=()
 [ -x "$BUILD/variant_dump" ] && cdec=(--c-decoder "$BUILD/variant_dump") ||
     echo "NOTE  $BUILD/variant_dump not built: no c-decoder check"
-# A sanitizer build's files are the main build's bytes, which all three
-# readers checked there: here DuckDB and the (instrumented) C decoder.
+# A sanitizer build: the (instrumented) C decoder only, see build_kind.sh.
 readers=()
-if grep -qE '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
-    readers=(--readers duckdb${cdec:+,c-decoder})
+if sanitizer_build "$BUILD"; then
+    readers_skipped "DuckDB, parquet-wasm, hyparquet"
+    readers=(--readers "${cdec:+c-decoder}")
 fi
 node "$INTEROP/logs.mjs" "$MANIFEST" --mutate 25 "${cdec[@]}" "${readers[@]}" | tee "$OUT/logs.log"
 rc=${PIPESTATUS[0]}

@@ -21,7 +21,8 @@ BUILD=${1:?usage: test_partition_memory.sh BUILD_DIR}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v node >/dev/null || { echo "SKIP: node (bench/gen_logs.mjs) not installed"; exit 77; }
 [ -x /usr/bin/time ] || { echo "SKIP: GNU time not installed"; exit 77; }
-if grep -Eq '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+. "$ROOT/tests/scripts/build_kind.sh"
+if sanitizer_build "$BUILD"; then
     echo "SKIP: a sanitizer build's RSS is not parqd's"; exit 77
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_partition_memory.XXXXXX")

@@ -29,6 +29,7 @@ START=$(date +%s.%N)
 BUILD=$(cd "$1" && pwd) || exit 2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/scripts/testdata.sh" "$2"
+. "$ROOT/tests/scripts/build_kind.sh"
 WALK="$BUILD/pq_walk"
 passed=0
 failed=0
@@ -54,18 +55,32 @@ done
 # Runs pq_walk; sets OUT (stdout+stderr) and RC.
 run() { OUT=$("$WALK" "$@" 2>&1); RC=$?; }
 
-# strict_walk LABEL FILE: must pass --strict with no notes.
-strict_walk() {
-    run --strict "$2"
-    if [ $RC -eq 0 ] && grep -q "^OK .* 0 notes$" <<<"$OUT"; then
-        ok "$1: $(sed -n 's/^OK [^:]*: //p' <<<"$OUT")"
-    else
-        bad "$1: pq_walk --strict exit $RC"
-        # every problem (--all), grouped by what it says (file and place cut)
-        "$WALK" --strict --all "$2" 2>&1 | grep -v "^OK " |
-            sed "s|^[^:]*: ||; s|row group [0-9]*, ||; s|page [0-9]* ([A-Z_0-9]*), offset [0-9]*: ||" |
-            sort | uniq -c | sort -rn | head -n 4 | sed 's/^ */      /'
-    fi
+# strict_walks LABEL FILE LABEL FILE ...: each file must pass --strict with
+# no notes. One pq_walk for all of them (it walks every file it is given and
+# prints "OK FILE: ..." for each that passes): in a sanitizer build each
+# process costs ~0.15 CPU-s to start and leak-check whatever it does, which
+# a launch per file made most of this test's time.
+strict_walks() {
+    local files=() i line
+    for ((i = 2; i <= $#; i += 2)); do files+=("${!i}"); done
+    [ ${#files[@]} -gt 0 ] || return 0
+    # stdout only: problems go to stderr, unbuffered, and would land inside
+    # a buffered OK line (the --all run below shows them)
+    OUT=$("$WALK" --strict "${files[@]}" 2>/dev/null)
+    RC=$?
+    while [ $# -ge 2 ]; do
+        line=$(grep -F -m 1 "OK $2: " <<<"$OUT")
+        if [[ "$line" == *" 0 notes" ]]; then
+            ok "$1: ${line#"OK $2: "}"
+        else
+            bad "$1: pq_walk --strict exit $RC"
+            # every problem (--all), grouped by what it says (file and place cut)
+            "$WALK" --strict --all "$2" 2>&1 | grep -v "^OK " |
+                sed "s|^[^:]*: ||; s|row group [0-9]*, ||; s|page [0-9]* ([A-Z_0-9]*), offset [0-9]*: ||" |
+                sort | uniq -c | sort -rn | head -n 4 | sed 's/^ */      /'
+        fi
+        shift 2
+    done
 }
 
 # 1. the interop matrix
@@ -74,13 +89,12 @@ if ! "$BUILD/interop_gen" "$TMP/matrix" >"$TMP/gen.log" 2>&1; then
     bad "interop_gen exited non-zero (files written so far are still walked)"
     tail -n 5 "$TMP/gen.log"
 fi
-n=0
+walks=()
 for f in "$TMP"/matrix/*.parquet; do
-    [ -f "$f" ] || continue
-    n=$((n + 1))
-    strict_walk "matrix/$(basename "$f")" "$f"
+    [ -f "$f" ] && walks+=("matrix/$(basename "$f")" "$f")
 done
-[ $n -gt 0 ] || bad "interop_gen wrote no files"
+[ ${#walks[@]} -gt 0 ] || bad "interop_gen wrote no files"
+strict_walks "${walks[@]}"
 
 # 2. real logs, small pages and row groups (skipped without the test data)
 LOGS="$TESTDATA/logs"
@@ -106,6 +120,7 @@ schema_for() {
 }
 mkdir -p "$TMP/logs"
 nlogs=0
+walks=()
 while IFS= read -r src; do
     rel=${src#"$LOGS"/}
     base=$(basename "$rel" .json)
@@ -126,16 +141,16 @@ while IFS= read -r src; do
         fi
         label="$schema"
         [ $kind = variant ] && label="no schema: one Variant column"
-        strict_walk "logs/$rel ($label)" "$out"
+        walks+=("logs/$rel ($label)" "$out")
     done
 done < <(find "$LOGS" -type f -name '*.json' | LC_ALL=C sort)
+strict_walks "${walks[@]}"
 [ $nlogs -gt 0 ] || ! testdata_has logs || bad "no log files under $LOGS"
 
 # 3. the same page indexes through hyparquet (not in a sanitizer build:
-# the files' bytes do not depend on the build, and the main build's run
-# already had hyparquet read them)
-if grep -qE '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
-    echo "SKIP indexes.mjs: a sanitizer build (hyparquet read these files in the main build)"
+# build_kind.sh)
+if sanitizer_build "$BUILD"; then
+    readers_skipped "indexes.mjs (hyparquet)"
 elif command -v node >/dev/null && [ -d "$ROOT/tests/interop/node_modules/hyparquet" ]; then
     for d in matrix logs; do
         [ -n "$(ls "$TMP/$d")" ] || continue      # logs: skipped above without the test data
@@ -151,12 +166,19 @@ else
 fi
 
 # 4. mutations
+# pages_of FILE: sets PAGES to pq_walk --pages FILE, listed once per file
+# (the sources are not changed: the mutations go to copies).
+declare -A PAGES_OF
+pages_of() {
+    [ -n "${PAGES_OF[$1]+set}" ] || PAGES_OF[$1]=$("$WALK" --pages "$1" 2>/dev/null)
+    PAGES=${PAGES_OF[$1]}
+}
 # ci_entry FILE COLUMN K: sets PAGE MINOFF MINLEN MAXOFF MAXLEN from the
 # ColumnIndex entries pq_walk --pages lists (bounds with file offsets).
 ci_entry() {
     local line
-    line=$("$WALK" --pages "$1" 2>/dev/null |
-        sed -n "s/^ *ColumnIndex\[$3\] of column [0-9]* '$2', page at \([0-9]*\): null_page 0, min at \([0-9]*\) +\([0-9]*\) = .*, max at \([0-9]*\) +\([0-9]*\) = .*/\1 \2 \3 \4 \5/p")
+    pages_of "$1"
+    line=$(sed -n "s/^ *ColumnIndex\[$3\] of column [0-9]* '$2', page at \([0-9]*\): null_page 0, min at \([0-9]*\) +\([0-9]*\) = .*, max at \([0-9]*\) +\([0-9]*\) = .*/\1 \2 \3 \4 \5/p" <<<"$PAGES")
     read -r PAGE MINOFF MINLEN MAXOFF MAXLEN <<<"$line"
     [ -n "${MAXLEN:-}" ]
 }
