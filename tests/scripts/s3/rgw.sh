@@ -3,7 +3,8 @@
 #
 #   . rgw.sh; rgw_start DIR || exit 1     sets RGW_ENDPOINT, AWS_ACCESS_KEY_ID,
 #                                         AWS_SECRET_ACCESS_KEY (a new user)
-#   rgw_mb BUCKET; rgw_ls BUCKET; rgw_get BUCKET KEY FILE; rgw_uploads BUCKET
+#   rgw_mb BUCKET; rgw_ls BUCKET; rgw_list BUCKET [PREFIX]; rgw_uploads BUCKET
+#   rgw_get BUCKET KEY FILE; rgw_get_all BUCKET PREFIX DIR    (curl, SigV4)
 #   rgw_stop_gw / rgw_start_gw            radosgw alone (an outage)
 #   rgw_stop                              everything (also from a trap)
 #
@@ -14,11 +15,11 @@
 # radosgw with the beast frontend, all plain processes under DIR with
 # cephx off. What makes it start in seconds and not hang: with cephx off
 # radosgw also needs `ms mon client mode = crc`; short paxos intervals;
-# pools of size one on a single OSD (which puts itself into the CRUSH
-# map as it starts: no `ceph osd crush add`, a ceph CLI call costs 0.4
-# CPU-s); radosgw stopped with SIGTERM (after
-# SIGKILL the next bucket creation stalls). Debian packages ceph-mon,
-# ceph-osd, radosgw, ceph-common; curl and perl for the S3 requests.
+# pools of size one on a single OSD, which puts itself into the CRUSH map
+# as it starts (no `ceph osd crush add`: a ceph CLI call costs 0.4 CPU-s);
+# radosgw stopped with SIGTERM (after SIGKILL the next bucket creation
+# stalls). Debian packages ceph-mon, ceph-osd, radosgw, ceph-common; curl
+# and perl for the S3 requests.
 
 rgw_free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
