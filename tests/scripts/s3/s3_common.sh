@@ -12,7 +12,7 @@ S3_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 s3_init() {
     lib_init "$1"
     trap 'rgw_stop; lib_cleanup' EXIT
-    for t in ceph-mon ceph-osd radosgw radosgw-admin aws; do
+    for t in ceph-mon ceph-osd radosgw radosgw-admin curl perl; do
         command -v "$t" >/dev/null || { bad "prerequisites" "$t not found (make deps)"; finish; }
     done
     local t0=$(date +%s.%N)
@@ -44,15 +44,19 @@ log: {level: info}
 CONF
 }
 
+# s3_status PORT PATH: the HTTP status of the daemon's PATH; s3_metrics
+# PORT: its /metrics. By curl, not lib.sh's http_get, for the polling loops
+# (10 times a second): a node start-up per poll was most of their CPU.
+s3_status() { curl -s -o /dev/null --max-time 5 -w '%{http_code}' "http://127.0.0.1:$1$2"; }
+s3_metrics() { curl -s --max-time 5 "http://127.0.0.1:$1/metrics"; }
+
 # s3_download PREFIX DIR: every object under PREFIX into DIR.
 s3_download() {
-    mkdir -p "$2"
-    rgw_aws s3 cp --recursive --quiet "s3://logs/$1" "$2"
+    rgw_get_all logs "$1" "$2"
 }
 
 # s3_no_uploads_left: no incomplete multipart upload in the bucket.
 s3_no_uploads_left() {
     local u
-    u=$(rgw_uploads logs 2>&1)
-    [ -z "$u" ] || [ "$u" = None ]
+    u=$(rgw_uploads logs) && [ -z "$u" ]
 }

@@ -34,7 +34,11 @@ s3_config "$T/parqd.yaml" "$PORT" "$PORT_M" "crash/" \
   compression: none" always
 
 daemon_start "$T/parqd.yaml" "$DLOG" || { bad "parqd starts"; finish; }
-spawn node "$LIB_DIR/stream.mjs" --target "tcp:127.0.0.1:$PORT" --state "$T/sender.json" --rate 40000
+# 20,000 lines a second (~1 MiB/s of Parquet): a 12 MiB file fills in
+# ~12 s, its upload open from the first 5 MiB part on; upload_moment still
+# kills during uploads (9-10 of 10), and the final check reads ~2/3 of the
+# lines it did at 40,000 (the cycles wait longer for an upload).
+spawn node "$LIB_DIR/stream.mjs" --target "tcp:127.0.0.1:$PORT" --state "$T/sender.json" --rate 20000
 SENDER=$SPAWNED
 
 : >"$T/snap-lines"
@@ -65,8 +69,7 @@ upload_moment() {
 # upload was open
 snapshot() {
     "$SPOOL_DUMP" --lines "$T/spool" >>"$T/snap-lines" 2>>"$T/spool_dump.err"
-    rgw_aws s3api list-objects-v2 --bucket logs --prefix crash/ \
-        --query 'Contents[].[Key,Size]' --output text >>"$T/snap-keys" 2>/dev/null
+    rgw_list logs crash/ >>"$T/snap-keys" 2>/dev/null
     s3_no_uploads_left || open_at_kill=$((open_at_kill + 1))
 }
 crash_loop "$CRASHES" "$T/parqd.yaml" "$DLOG" upload_moment snapshot
@@ -84,7 +87,7 @@ note "restarts aborted $ABORTED incomplete uploads of parqd's"
 s3_download crash/ "$T/out"
 # objects seen at a kill: "PATH SIZE INODE" of their download now
 : >"$T/snap-files"
-grep -v '^None' "$T/snap-keys" | sort -u | while read -r key size; do
+sort -u "$T/snap-keys" | while IFS=$'\t' read -r key size; do
     f="$T/out/${key#crash/}"
     ino=$(stat -c %i "$f" 2>/dev/null || echo 0)
     echo "$f $size $ino" >>"$T/snap-files"

@@ -22,7 +22,7 @@ daemon_start "$T/parqd.yaml" "$DLOG" || { bad "parqd starts"; finish; }
 spawn node "$LIB_DIR/stream.mjs" --target "tcp:127.0.0.1:$PORT" --state "$T/sender.json" --rate 2000
 SENDER=$SPAWNED
 sleep 3
-received() { metric "$(http_get 127.0.0.1 "$PORT_M" /metrics)" parqd_records_received_total; }
+received() { metric "$(s3_metrics "$PORT_M")" parqd_records_received_total; }
 
 rgw_stop_gw
 CPU0=$(cpu_seconds "$DPID")
@@ -44,7 +44,7 @@ check "no busy loop: $CPU CPU seconds in the 20 s outage (at most 6, 2000 lines/
 note "parqd used $CPU CPU seconds during the 20 s outage"
 
 rgw_start_gw || bad "radosgw starts again"
-healthy() { [ "$(http_get 127.0.0.1 "$PORT_M" /health | head -n 1)" = 200 ]; }
+healthy() { [ "$(s3_status "$PORT_M" /health)" = 200 ]; }
 if wait_for 60 healthy; then ok "health: 200 again after the outage"; else bad "health: 200 again after the outage"; fi
 kill -TERM "$SENDER"
 wait_exit "$SENDER" 10

@@ -43,7 +43,7 @@ printf '{"a":%d}\n' $(seq 1 100) >"$T/in.ndjson"
 "$PARQD" convert --config "$T/noca.yaml" -o s3://logs/tls/ "$T/in.ndjson" >/dev/null 2>"$T/noca.err" &&
     ST=0 || ST=$?
 check "convert without ca_file fails ($ST) and lands nothing" \
-    test "$ST" != 0 -a -z "$(rgw_ls logs | grep -v None)"
+    test "$ST" != 0 -a "$(rgw_ls logs || echo "(listing failed)")" = ""
 "$PARQD" convert --config "$T/ca.yaml" -o s3://logs/tls/ "$T/in.ndjson" >/dev/null 2>"$T/ca.err" &&
     ST=0 || ST=$?
 check "convert over https with ca_file lands the object ($ST): $(tail -n 1 "$T/ca.err" | cut -c1-120)" \
