@@ -34,12 +34,12 @@ DEB_PACKAGING := scdoc lintian
 # Tools that may come from elsewhere (a newer Node.js, say): installed from
 # Debian only when the command is missing. Format: command:package. zstd:
 # bench_compare.sh's floor (the raw input compressed, nothing parsed).
-DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3 zstd:zstd
+DEB_TOOLS := node:nodejs npm:npm systemd-analyze:systemd python3:python3 zstd:zstd curl:curl
 # The S3 tests' real server (tests/scripts/s3/rgw.sh): Ceph's radosgw on a
-# throw-away single-node cluster, and awscli to read the bucket; installed
-# by deps-s3 (the test targets), without recommends (~256 MiB, not 1 GiB).
+# throw-away single-node cluster (the tests read the bucket with curl's
+# --aws-sigv4); installed by deps-s3 (the test targets), without
+# recommends (~256 MiB, not 1 GiB).
 DEB_S3_PACKAGES := ceph-mon ceph-osd radosgw ceph-common
-DEB_S3_TOOLS := aws:awscli
 
 # rsyslog for test_daemon_http_rsyslog: Debian 12's rsyslog and
 # syslog-ng-core conflict (both provide system-log-daemon) and syslog-ng
@@ -72,8 +72,7 @@ deps deps-deb:
 
 deps-s3: deps
 	@missing=$$(for p in $(DEB_S3_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done; \
-	    for t in $(DEB_S3_TOOLS); do command -v $${t%%:*} >/dev/null || echo $${t#*:}; done); \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:" $$missing; \
 	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \

@@ -85,7 +85,7 @@ for n in $(seq 1 "$RUNS"); do
     best_s3=$(awk -v a="$best_s3" -v b="$R_S" 'BEGIN { print (b < a ? b : a) }')
 done
 mkdir -p "$T/dl"
-rgw_aws s3 cp --recursive --quiet "s3://logs/bench-1/" "$T/dl"
+rgw_get_all logs bench-1/ "$T/dl"
 ROWS=$(duck "SELECT count(*) AS n FROM read_parquet('$T/dl/**/*.parquet')" |
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[0].n))')
 echo

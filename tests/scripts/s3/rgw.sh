@@ -218,5 +218,3 @@ rgw_uploads() {
     xml=$(rgw_xml_get "$RGW_ENDPOINT/$1?uploads=") || return 1
     sed 's|<Upload>|\n|g' <<<"$xml" | sed -n 's|^<Key>\([^<]*\)</Key>.*|\1|p' | rgw_unxml
 }
-# The aws CLI, for bench/bench_s3.sh only (the tests use the helpers above).
-rgw_aws() { aws --endpoint-url "$RGW_ENDPOINT" "$@"; }

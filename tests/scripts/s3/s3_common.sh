@@ -44,11 +44,9 @@ log: {level: info}
 CONF
 }
 
-# s3_status PORT PATH: the HTTP status of the daemon's PATH; s3_metrics
-# PORT: its /metrics. By curl, not lib.sh's http_get, for the polling loops
-# (10 times a second): a node start-up per poll was most of their CPU.
+# s3_status PORT PATH: the HTTP status of the daemon's PATH alone (the
+# polling loops' question).
 s3_status() { curl -s -o /dev/null --max-time 5 -w '%{http_code}' "http://127.0.0.1:$1$2"; }
-s3_metrics() { curl -s --max-time 5 "http://127.0.0.1:$1/metrics"; }
 
 # s3_download PREFIX DIR: every object under PREFIX into DIR.
 s3_download() {

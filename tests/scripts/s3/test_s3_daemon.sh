@@ -36,7 +36,7 @@ else
 fi
 NLINES=$(cat "${LOGS[@]}" | grep -c .)
 settled() {
-    [ "$(metric "$(s3_metrics "$PORT_M")" parqd_records_received_total)" = "$NLINES" ]
+    [ "$(metric "$(http_get 127.0.0.1 "$PORT_M" /metrics)" parqd_records_received_total)" = "$NLINES" ]
 }
 wait_for 30 settled
 M=$(http_get 127.0.0.1 "$PORT_M" /metrics)

@@ -22,7 +22,7 @@ daemon_start "$T/parqd.yaml" "$DLOG" || { bad "parqd starts"; finish; }
 spawn node "$LIB_DIR/stream.mjs" --target "tcp:127.0.0.1:$PORT" --state "$T/sender.json" --rate 2000
 SENDER=$SPAWNED
 sleep 3
-received() { metric "$(s3_metrics "$PORT_M")" parqd_records_received_total; }
+received() { metric "$(http_get 127.0.0.1 "$PORT_M" /metrics)" parqd_records_received_total; }
 
 rgw_stop_gw
 CPU0=$(cpu_seconds "$DPID")
