@@ -93,10 +93,11 @@ lib_init() {
     fi
 }
 
-# sanitized_build: true when BUILD was configured with PQ_SANITIZE (ASan
-# and UBSan) or PQ_TSAN: memory bounds do not apply there (shadow memory,
-# quarantine).
-sanitized_build() { grep -q -E '^PQ_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; }
+# sanitized_build: true when BUILD is a sanitizer build (ASan and UBSan,
+# or TSan; the rule is tests/scripts/build_kind.sh's): memory bounds do not
+# apply there (shadow memory, quarantine).
+. "$LIB_DIR/../scripts/build_kind.sh"
+sanitized_build() { sanitizer_build "$BUILD"; }
 
 # spawn CMD...: runs CMD in the background, remembers its pid in $SPAWNED
 # (killed on exit).
