@@ -159,26 +159,14 @@ unit-asan: deps-s3 deps-rsyslog build-asan npm
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(TEST_JOBS)
 
-# Every cmocka test, and the scripts whose daemons and converts run the
-# pipeline's threads (workers, the loop, TLS, reload, kill -9, the held
-# checkpoint, S3 part uploads). The kill -9 scripts keep their number of
-# kills: with 5, test_s3_crash under TSan's slowness killed no daemon
-# during a multipart upload, what it is there to check. A report fails the
-# test: a cmocka test exits 66, a daemon's log is searched by
-# tests/daemon/lib.sh. tests/tsan.supp names each
-# suppression and why.
-TSAN_SCRIPTS := test_convert_workers test_daemon_e2e test_daemon_crash test_daemon_reload \
-  test_daemon_tls test_daemon_checkpoint_hold test_daemon_spool_lock test_s3_crash \
-  test_daemon_http_crash test_daemon_partition_crash
-# ctest -R takes one regex: the names joined by "|" (a line continuation
-# would leave a space in it, and " test_x" matches no test).
-empty :=
-space := $(empty) $(empty)
-TSAN_REGEX := ^($(subst $(space),|,$(strip $(TSAN_SCRIPTS))))$$
+# Every cmocka test and the scripts labelled "tsan" in CMakeLists.txt (those
+# that run the pipeline's threads; the list and why there), in one ctest
+# run: the cmocka tests fill the cores while the kill -9 scripts wait. A
+# report fails the test: a cmocka test exits 66, a daemon's log is searched
+# by tests/daemon/lib.sh. tests/tsan.supp names each suppression and why.
 TSAN_ENV := TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp"
 unit-tsan: build-tsan npm
-	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L unit --output-on-failure -j $(JOBS)
-	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -R '$(TSAN_REGEX)' --output-on-failure -j $(JOBS)
+	cd $(BUILD_TSAN) && $(TSAN_ENV) ctest -L '^(unit|tsan)$$' --output-on-failure -j $(TEST_JOBS)
 
 # The cmocka tests only (label "unit"): the interop scripts already ran
 # against the main build, and their files do not depend on the compiler.
