@@ -44,10 +44,6 @@ log: {level: info}
 CONF
 }
 
-# s3_status PORT PATH: the HTTP status of the daemon's PATH alone (the
-# polling loops' question).
-s3_status() { curl -s -o /dev/null --max-time 5 -w '%{http_code}' "http://127.0.0.1:$1$2"; }
-
 # s3_download PREFIX DIR: every object under PREFIX into DIR.
 s3_download() {
     rgw_get_all logs "$1" "$2"

@@ -45,7 +45,7 @@ CONF
     printf '{"n":%d}\n' $(seq 1 50) >"$T/lines"
     bash -c 'cat "$1" >"/dev/tcp/127.0.0.1/$2"' _ "$T/lines" "$port"
     local h n1 n2
-    unhealthy() { [ "$(s3_status "$port_m" /health)" = 503 ]; }
+    unhealthy() { [ "$(http_get 127.0.0.1 "$port_m" /health | head -n 1)" = 503 ]; }
     wait_for 30 unhealthy
     h=$(http_get 127.0.0.1 "$port_m" /health)
     n1=$(grep -c -E "error: .*$code" "$log")
@@ -61,7 +61,7 @@ CONF
         # the right key into the file, SIGHUP: credentials are read again
         printf '%s\n' "$SECRET" >"$T/secret.key"
         kill -HUP "$DPID"
-        healthy() { [ "$(s3_status "$port_m" /health)" = 200 ]; }
+        healthy() { [ "$(http_get 127.0.0.1 "$port_m" /health | head -n 1)" = 200 ]; }
         wait_for 60 healthy
         check "$name: after the key file is fixed, SIGHUP reads it and the lines land" \
             test "$(rgw_ls logs | grep -c '\.parquet')" -ge 1

@@ -44,7 +44,7 @@ check "no busy loop: $CPU CPU seconds in the 20 s outage (at most 6, 2000 lines/
 note "parqd used $CPU CPU seconds during the 20 s outage"
 
 rgw_start_gw || bad "radosgw starts again"
-healthy() { [ "$(s3_status "$PORT_M" /health)" = 200 ]; }
+healthy() { [ "$(http_get 127.0.0.1 "$PORT_M" /health | head -n 1)" = 200 ]; }
 if wait_for 60 healthy; then ok "health: 200 again after the outage"; else bad "health: 200 again after the outage"; fi
 kill -TERM "$SENDER"
 wait_exit "$SENDER" 10
